@@ -1,0 +1,40 @@
+# cdc-contracts — the two commands a newcomer needs are `make demo` and `make test`.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: demo test lint typecheck unit install check-java clean bench
+
+$(STAMP): pyproject.toml
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python >= 3.11 is required")'
+	@test -d $(VENV) || $(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[dev]'
+	@touch $(STAMP)
+
+install: $(STAMP)
+
+check-java:
+	@command -v java >/dev/null 2>&1 || { echo "error: Java 17 is required for Spark (PySpark 4.x); install a JDK 17 and put 'java' on PATH" >&2; exit 1; }
+
+demo: check-java install
+	$(BIN)/cdc-contracts demo
+
+lint: install
+	$(BIN)/ruff format --check .
+	$(BIN)/ruff check .
+
+typecheck: install
+	$(BIN)/mypy
+
+unit: check-java install
+	$(BIN)/pytest -q -p no:cacheprovider
+
+test: lint typecheck unit
+
+bench: check-java install
+	$(BIN)/python benchmarks/run_all.py
+
+clean:
+	rm -rf $(VENV) demo-output .cdc-contracts .pytest_cache .mypy_cache .ruff_cache

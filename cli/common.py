@@ -1,0 +1,85 @@
+"""Shared CLI helpers: one-line errors, output modes, progress bars, tables."""
+
+from __future__ import annotations
+
+import enum
+import json
+import sys
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any, NoReturn, TypeVar
+
+from contracts.errors import ContractsError
+
+T = TypeVar("T")
+
+
+class OutputMode(str, enum.Enum):
+    text = "text"
+    json = "json"
+
+
+def fail_with(err: ContractsError) -> NoReturn:
+    """Print ``error: where: what`` on stderr and exit with the error's exit code."""
+    sys.stderr.write(f"error: {err.one_line()}\n")
+    sys.exit(err.exit_code)
+
+
+def print_json(value: Any) -> None:
+    """Write ``value`` as indented JSON on stdout."""
+    sys.stdout.write(json.dumps(value, indent=2, ensure_ascii=False, default=str) + "\n")
+
+
+def write_output(text: str, output: Path | None) -> None:
+    """Write text to ``output`` or stdout."""
+    if output is None:
+        sys.stdout.write(text if text.endswith("\n") else text + "\n")
+    else:
+        output.parent.mkdir(parents=True, exist_ok=True)
+        output.write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
+
+
+def stderr_console() -> Any:
+    from rich.console import Console
+
+    return Console(stderr=True)
+
+
+def stdout_console() -> Any:
+    from rich.console import Console
+
+    return Console()
+
+
+def progress(items: Iterable[T], description: str, total: int | None = None) -> Iterator[T]:
+    """Iterate with a progress bar on stderr when it is a terminal; plain iteration otherwise."""
+    if not sys.stderr.isatty():
+        yield from items
+        return
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        SpinnerColumn,
+        TextColumn,
+        TimeElapsedColumn,
+    )
+
+    columns = [SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn()]
+    with Progress(*columns, console=stderr_console(), transient=True) as bar:
+        task = bar.add_task(description, total=total)
+        for item in items:
+            yield item
+            bar.advance(task)
+
+
+def table(title: str | None, headers: list[str], rows: list[list[Any]]) -> None:
+    """Print a readable table on stdout."""
+    from rich.table import Table
+
+    t = Table(title=title, header_style="bold")
+    for h in headers:
+        t.add_column(h)
+    for row in rows:
+        t.add_row(*("" if v is None else str(v) for v in row))
+    stdout_console().print(t)

@@ -1,0 +1,82 @@
+"""The ``cdc-contracts`` command: the composition root.
+
+Each command lives in its own module with a ``register(app)`` function; heavy parts (pyspark,
+uvicorn, the registry client) are imported inside the commands that need them, so that
+``cdc-contracts diff`` never starts a JVM.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+import warnings
+
+import typer
+
+from cli.common import fail_with
+from contracts.errors import ContractsError
+
+#: Modules under ``cli/`` that contribute commands, in help order.
+COMMAND_MODULES = (
+    "render",
+    "formats_cmd",
+    "infer_cmd",
+    "diff_cmd",
+    "registry_cmd",
+    "serve_cmd",
+    "spark_cmd",
+    "demo_cmd",
+)
+
+app = typer.Typer(
+    name="cdc-contracts",
+    help="Schema contracts for change-data-capture streams: infer, render, diff, register, "
+    "serve and apply them.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+
+def _register_all() -> None:
+    for name in COMMAND_MODULES:
+        try:
+            module = importlib.import_module(f"cli.{name}")
+        except ModuleNotFoundError as err:
+            if err.name == f"cli.{name}":
+                continue  # a command module not built yet
+            raise
+        module.register(app)
+
+
+_register_all()
+
+
+def main() -> None:
+    """Entry point: run the app, turning project errors into one line and an exit code."""
+    warnings.simplefilter("default")
+    try:
+        app(standalone_mode=False)
+    except ContractsError as err:
+        fail_with(err)
+    except typer.Exit as ex:
+        sys.exit(ex.exit_code)
+    except typer.Abort:
+        sys.stderr.write("aborted\n")
+        sys.exit(130)
+    except KeyboardInterrupt:
+        sys.stderr.write("interrupted\n")
+        sys.exit(130)
+    except Exception as err:  # click usage errors and friends
+        import click
+
+        if isinstance(err, click.exceptions.ClickException):
+            err.show()
+            sys.exit(2)
+        raise
+    sys.exit(0)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,417 @@
+"""The contract file: one human-readable YAML document per table/topic.
+
+A :class:`Contract` names the table and the producer's format, lists the key columns and the
+columns (the Connect row schema), and carries the compatibility level, the format's options,
+the owner and a description. :func:`load_contract` validates a file and reports problems with
+their line; :func:`dump_contract` writes one with a stable key order and layout, so that pull
+request diffs read well (one line per simple column).
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Final
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
+
+from contracts.errors import ContractFileError, SchemaError
+from contracts.events import TableId
+from contracts.schema import ConnectSchema, parse_connect, struct
+
+NAME_PATTERN: Final = r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,199}$"
+_NAME_RE: Final = re.compile(NAME_PATTERN)
+
+
+class CompatibilityLevel(str, enum.Enum):
+    """Schema Registry compatibility levels."""
+
+    BACKWARD = "BACKWARD"
+    BACKWARD_TRANSITIVE = "BACKWARD_TRANSITIVE"
+    FORWARD = "FORWARD"
+    FORWARD_TRANSITIVE = "FORWARD_TRANSITIVE"
+    FULL = "FULL"
+    FULL_TRANSITIVE = "FULL_TRANSITIVE"
+    NONE = "NONE"
+
+    @property
+    def transitive(self) -> bool:
+        return self.value.endswith("_TRANSITIVE")
+
+    @property
+    def checks_backward(self) -> bool:
+        return self.value.startswith(("BACKWARD", "FULL"))
+
+    @property
+    def checks_forward(self) -> bool:
+        return self.value.startswith(("FORWARD", "FULL"))
+
+
+class TableRef(BaseModel):
+    """Where the rows come from: database (or catalog), schema and table name."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    database: str | None = None
+    schema_: str | None = Field(default=None, alias="schema")
+    name: str
+
+    def to_id(self) -> TableId:
+        return TableId(self.database, self.schema_, self.name)
+
+
+class Contract(BaseModel):
+    """A CDC contract. Field order here is the order in the YAML file."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
+
+    name: str = Field(pattern=NAME_PATTERN)
+    format: str
+    topic: str | None = None
+    description: str | None = None
+    owner: str | None = None
+    table: TableRef
+    key: tuple[str, ...] = ()
+    compatibility: CompatibilityLevel = CompatibilityLevel.BACKWARD
+    options: dict[str, Any] = Field(default_factory=dict)
+    columns: tuple[dict[str, Any], ...]
+
+    _row: ConnectSchema = PrivateAttr()
+
+    @field_validator("columns")
+    @classmethod
+    def _columns_parse(cls, columns: tuple[dict[str, Any], ...]) -> tuple[dict[str, Any], ...]:
+        if not columns:
+            raise ValueError("a contract needs at least one column")
+        return columns
+
+    def model_post_init(self, _context: Any) -> None:
+        fields = []
+        seen: set[str] = set()
+        for i, col in enumerate(self.columns):
+            try:
+                parsed = parse_connect(col, f"columns[{i}]")
+            except SchemaError as err:
+                raise ValueError(err.one_line()) from None
+            if parsed.field is None:
+                raise ValueError(f"columns[{i}] needs 'field' (the column name)")
+            if parsed.field in seen:
+                raise ValueError(f"columns[{i}]: duplicate column {parsed.field!r}")
+            seen.add(parsed.field)
+            fields.append(parsed)
+        missing = [k for k in self.key if k not in seen]
+        if missing:
+            raise ValueError(f"key column(s) {', '.join(missing)} are not among the columns")
+        self._row = struct(fields, name=self.row_name, optional=False)
+
+    # --- derived views ------------------------------------------------------------------------
+
+    @property
+    def row_name(self) -> str | None:
+        """The Connect name of the row struct (``options.row_name``), if the format names it."""
+        value = self.options.get("row_name")
+        return str(value) if value is not None else None
+
+    @property
+    def row_schema(self) -> ConnectSchema:
+        """The row as a Connect struct (the columns, in order)."""
+        return self._row
+
+    @property
+    def key_schema(self) -> ConnectSchema | None:
+        """The key columns as a Connect struct, or None when the table has no key."""
+        if not self.key:
+            return None
+        fields = [self._row.require_field(k) for k in self.key]
+        key_name = self.options.get("key_name")
+        return struct(fields, name=str(key_name) if key_name is not None else None)
+
+    @property
+    def table_id(self) -> TableId:
+        return self.table.to_id()
+
+    def option(self, key: str, fallback: Any = None) -> Any:
+        """A format option, or ``fallback``."""
+        return self.options.get(key, fallback)
+
+    def with_columns(self, columns: list[ConnectSchema]) -> Contract:
+        """A copy with new columns (Connect field schemas)."""
+        data = self.to_dict()
+        data["columns"] = [c.to_json() for c in columns]
+        return Contract.model_validate(data)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The contract as plain data, in file order, without empty optional keys."""
+        raw = self.model_dump(mode="json", by_alias=True)
+        out: dict[str, Any] = {}
+        for key in _FILE_ORDER:
+            value = raw.get(key)
+            if key in ("name", "format", "table", "columns") or value not in (None, [], {}, ()):
+                out[key] = value
+        out["table"] = {k: v for k, v in out["table"].items() if v is not None or k == "name"}
+        out["columns"] = [_ordered_column(c) for c in self.columns]
+        return out
+
+
+_FILE_ORDER: Final = (
+    "name",
+    "format",
+    "topic",
+    "description",
+    "owner",
+    "table",
+    "key",
+    "compatibility",
+    "options",
+    "columns",
+)
+
+_COLUMN_ORDER: Final = (
+    "field",
+    "type",
+    "optional",
+    "name",
+    "version",
+    "parameters",
+    "default",
+    "doc",
+    "fields",
+    "items",
+    "keys",
+    "values",
+)
+
+
+def _ordered_column(col: Mapping[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key in _COLUMN_ORDER:
+        if key not in col:
+            continue
+        value = col[key]
+        if key == "fields":
+            value = [_ordered_column(c) for c in value]
+        elif key in ("items", "keys", "values") and isinstance(value, dict):
+            value = _ordered_column(value)
+        out[key] = value
+    return out
+
+
+def contract_from_schema(
+    *,
+    name: str,
+    format: str,
+    table: TableId,
+    row: ConnectSchema,
+    key: list[str] | tuple[str, ...] = (),
+    topic: str | None = None,
+    options: Mapping[str, Any] | None = None,
+    description: str | None = None,
+    owner: str | None = None,
+    compatibility: CompatibilityLevel = CompatibilityLevel.BACKWARD,
+) -> Contract:
+    """Build a contract from a Connect row struct."""
+    opts = dict(options or {})
+    if row.name and "row_name" not in opts:
+        opts["row_name"] = row.name
+    return Contract.model_validate(
+        {
+            "name": name,
+            "format": format,
+            "topic": topic,
+            "description": description,
+            "owner": owner,
+            "table": {
+                "database": table.database,
+                "schema": table.schema,
+                "name": table.name or name,
+            },
+            "key": list(key),
+            "compatibility": compatibility,
+            "options": opts,
+            "columns": [_ordered_column(f.to_json()) for f in row.fields or ()],
+        }
+    )
+
+
+# --- reading ----------------------------------------------------------------------------------
+
+
+def load_contract(path: str | Path) -> Contract:
+    """Read and validate a contract file; errors name the file, line and key."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ContractFileError("no such contract file", str(p)) from None
+    except UnicodeDecodeError:
+        raise ContractFileError("contract file is not UTF-8 text", str(p)) from None
+    return parse_contract(text, str(p))
+
+
+def parse_contract(text: str, source: str = "<contract>") -> Contract:
+    """Validate a contract from YAML (or JSON) text; ``source`` names it in errors."""
+    try:
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as err:
+        mark = getattr(err, "problem_mark", None)
+        line = f":{mark.line + 1}" if mark is not None else ""
+        problem = getattr(err, "problem", None) or str(err)
+        raise ContractFileError(f"invalid YAML: {problem}", f"{source}{line}") from None
+    if not isinstance(data, dict):
+        raise ContractFileError("a contract file must be a YAML mapping", f"{source}:1")
+    try:
+        return Contract.model_validate(data)
+    except ValidationError as err:
+        first = err.errors()[0]
+        loc = tuple(first["loc"])
+        line = _line_of(node, loc)
+        where = f"{source}:{line}" if line else source
+        dotted = ".".join(str(p) for p in loc) or "(top level)"
+        msg = first["msg"]
+        if first["type"] == "extra_forbidden":
+            msg = f"unknown key {loc[-1]!r}"
+        elif first["type"] == "missing":
+            msg = f"missing required key {loc[-1]!r}"
+        raise ContractFileError(f"{dotted}: {msg}", where) from None
+
+
+def _line_of(node: yaml.Node | None, loc: tuple[Any, ...]) -> int | None:
+    """The 1-based line of the YAML node at ``loc`` (or of its nearest existing parent)."""
+    if node is None:
+        return None
+    best = node.start_mark.line + 1
+    current: yaml.Node = node
+    for part in loc:
+        if isinstance(current, yaml.MappingNode):
+            found = None
+            for k, v in current.value:
+                if k.value == str(part) or (part == "schema_" and k.value == "schema"):
+                    found = (k, v)
+                    break
+            if found is None:
+                break
+            best = found[0].start_mark.line + 1
+            current = found[1]
+        elif isinstance(current, yaml.SequenceNode) and isinstance(part, int):
+            if part >= len(current.value):
+                break
+            current = current.value[part]
+            best = current.start_mark.line + 1
+        else:
+            break
+    return best
+
+
+def field_line(path: str | Path, column: str) -> int | None:
+    """The line where column ``column`` is declared in a contract file (for annotations)."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+    except (OSError, yaml.YAMLError):
+        return None
+    if not isinstance(node, yaml.MappingNode):
+        return None
+    for k, v in node.value:
+        if k.value == "columns" and isinstance(v, yaml.SequenceNode):
+            for item in v.value:
+                if isinstance(item, yaml.MappingNode):
+                    for ck, cv in item.value:
+                        if ck.value == "field" and cv.value == column:
+                            return int(item.start_mark.line) + 1
+    return None
+
+
+# --- writing ----------------------------------------------------------------------------------
+
+
+def dump_contract(contract: Contract) -> str:
+    """The contract as YAML with a stable key order and one line per simple column."""
+    data = contract.to_dict()
+    lines: list[str] = []
+    for key, value in data.items():
+        if key == "columns":
+            lines.append("columns:")
+            for col in value:
+                lines.extend(_column_lines(col, indent=2))
+        elif isinstance(value, dict):
+            lines.append(f"{key}:")
+            for k, v in value.items():
+                lines.append(f"  {_scalar(k)}: {_flow(v)}")
+        elif isinstance(value, list):
+            lines.append(f"{key}: {_flow(value)}")
+        elif key == "description" and isinstance(value, str) and "\n" in value:
+            lines.append(f"{key}: |")
+            lines.extend(f"  {ln}" for ln in value.splitlines())
+        else:
+            lines.append(f"{key}: {_flow(value)}")
+    return "\n".join(lines) + "\n"
+
+
+def _is_simple(col: Mapping[str, Any]) -> bool:
+    return not any(k in col for k in ("fields", "items", "keys", "values"))
+
+
+def _column_lines(col: Mapping[str, Any], indent: int) -> list[str]:
+    pad = " " * indent
+    if _is_simple(col):
+        return [f"{pad}- {_flow(col)}"]
+    lines: list[str] = []
+    first = True
+    for key, value in col.items():
+        lead = f"{pad}- " if first else f"{pad}  "
+        first = False
+        if key == "fields":
+            lines.append(f"{lead}fields:")
+            for sub in value:
+                lines.extend(_column_lines(sub, indent + 4))
+        elif key in ("items", "keys", "values") and isinstance(value, dict):
+            if _is_simple(value):
+                lines.append(f"{lead}{key}: {_flow(value)}")
+            else:
+                lines.append(f"{lead}{key}:")
+                sub_lines = _column_lines(value, indent + 4)
+                # a nested schema is a mapping, not a list item
+                sub_lines[0] = sub_lines[0].replace("- ", "  ", 1)
+                lines.extend(sub_lines)
+        else:
+            lines.append(f"{lead}{_scalar(key)}: {_flow(value)}")
+    return lines
+
+
+def _flow(value: Any) -> str:
+    if isinstance(value, dict):
+        inner = ", ".join(f"{_scalar(k)}: {_flow(v)}" for k, v in value.items())
+        return "{" + inner + "}"
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(_flow(v) for v in value) + "]"
+    return _scalar(value)
+
+
+def _scalar(value: Any) -> str:
+    if isinstance(value, enum.Enum):
+        value = value.value
+    text: str = yaml.safe_dump(value, default_flow_style=True, width=10_000, allow_unicode=True)
+    text = text.strip()
+    if text.endswith("\n..."):
+        text = text[: -len("\n...")]
+    if text.endswith("..."):
+        text = text[:-3].strip()
+    if isinstance(value, str) and any(ch in text for ch in ",{}[]"):
+        # inside a flow collection these characters need quotes even where plain YAML does not
+        if not (text.startswith("'") or text.startswith('"')):
+            text = "'" + value.replace("'", "''") + "'"
+    return text
+
+
+def validate_name(name: str) -> str:
+    """Check a contract name (also used for URLs and file names: no path separators)."""
+    if not _NAME_RE.match(name) or ".." in name:
+        raise ContractFileError(
+            f"invalid contract name {name!r}: use letters, digits, '.', '_' and '-' "
+            "(at most 200, no '..')"
+        )
+    return name

@@ -1,0 +1,582 @@
+"""Logical and semantic types: one table keyed by the Connect schema ``name``.
+
+Each :class:`LogicalType` knows its base Connect type(s), its Avro form, its decoded Spark type,
+the Spark type ``from_json`` must parse on the wire, and how a wire value decodes to a real
+Python value. Unknown names fall back to the base type (with a warning from :func:`lookup_or_warn`),
+never to an error.
+
+To add a type: add one entry to :data:`LOGICAL_TYPES`. Decoders take ``(value, schema)`` and
+return the Python value (``decimal.Decimal``, ``datetime.date``, aware UTC ``datetime.datetime``,
+``datetime.time``, ``bytes``, ``int``, ``str``...).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import datetime as dt
+import decimal
+import warnings
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Final
+
+from contracts.errors import DecodeError
+from contracts.schema import ConnectSchema
+
+Decoder = Callable[[Any, ConnectSchema], Any]
+
+EPOCH_DATE: Final = dt.date(1970, 1, 1)
+EPOCH: Final = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
+MAX_SPARK_DECIMAL_PRECISION: Final = 38
+#: AvroData's precision when a Connect Decimal carries no ``connect.decimal.precision``.
+CONNECT_DEFAULT_DECIMAL_PRECISION: Final = 64
+
+DECIMAL_NAME: Final = "org.apache.kafka.connect.data.Decimal"
+PRECISION_PARAM: Final = "connect.decimal.precision"
+
+#: Spark JSON type names for Connect base types (as ``DataType.jsonValue()`` writes them).
+SPARK_BASE_TYPES: Final[Mapping[str, str]] = {
+    "boolean": "boolean",
+    "int8": "byte",
+    "int16": "short",
+    "int32": "integer",
+    "int64": "long",
+    "float": "float",
+    "double": "double",
+    "bytes": "binary",
+    "string": "string",
+}
+
+#: What ``from_json`` must parse for a Connect base type: bytes travel as base64 strings.
+SPARK_WIRE_BASE_TYPES: Final[Mapping[str, str]] = {**SPARK_BASE_TYPES, "bytes": "string"}
+
+
+class LogicalTypeWarning(UserWarning):
+    """A schema name is unknown or a logical type cannot be translated exactly."""
+
+
+@dataclass(frozen=True, slots=True)
+class LogicalType:
+    """One logical or semantic type.
+
+    ``kind`` groups types by meaning (``decimal``, ``date``, ``time``, ``timestamp``,
+    ``zoned-timestamp``, ``json``, ...) and ``unit`` tells the wire unit (``days``, ``millis``,
+    ``micros``, ``nanos``, ``iso``): the diff engine compares both.
+    ``avro_logical`` is the Avro ``logicalType`` AvroData writes (None: base type plus
+    ``connect.name``). ``spark`` is the decoded Spark type, ``spark_wire`` the wire type
+    (None: those of the base type).
+    """
+
+    name: str
+    base: frozenset[str]
+    kind: str
+    unit: str | None
+    decode: Decoder
+    avro_logical: str | None = None
+    spark: str | Callable[[ConnectSchema], Any] | None = None
+    spark_wire: str | None = None
+    description: str = ""
+
+
+# --- decoders ---------------------------------------------------------------------------------
+
+
+def _fail(value: Any, what: str) -> DecodeError:
+    return DecodeError(f"{_short(value)} is not {what}")
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def as_int(value: Any, _schema: ConnectSchema | None = None) -> int:
+    """An integer wire value (a JSON number without fraction)."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    raise _fail(value, "an integer")
+
+
+def as_bytes(value: Any, _schema: ConnectSchema | None = None) -> bytes:
+    """Bytes: raw, or a base64 string as JsonConverter writes them."""
+    if isinstance(value, bytes | bytearray):
+        return bytes(value)
+    if isinstance(value, str):
+        try:
+            return base64.b64decode(value, validate=True)
+        except (binascii.Error, ValueError):
+            raise _fail(value, "valid base64") from None
+    raise _fail(value, "bytes (a base64 string)")
+
+
+def decimal_scale(schema: ConnectSchema) -> int:
+    """The ``scale`` parameter of a Decimal schema (0 when absent)."""
+    raw = schema.parameter("scale", "0") or "0"
+    try:
+        return int(raw)
+    except ValueError:
+        raise DecodeError(f"decimal scale parameter {raw!r} is not an integer") from None
+
+
+def decimal_precision(schema: ConnectSchema) -> int | None:
+    """The ``connect.decimal.precision`` parameter, or None when the producer did not say."""
+    raw = schema.parameter(PRECISION_PARAM)
+    return int(raw) if raw is not None and raw.isdigit() else None
+
+
+def unscaled_to_decimal(raw: bytes, scale: int) -> decimal.Decimal:
+    """Big-endian two's-complement unscaled bytes and a scale → Decimal."""
+    unscaled = int.from_bytes(raw, "big", signed=True)
+    return decimal.Decimal(unscaled).scaleb(-scale)
+
+
+def decimal_to_unscaled(value: decimal.Decimal, scale: int) -> bytes:
+    """Decimal → big-endian two's-complement unscaled bytes (the wire form of Connect Decimal)."""
+    unscaled = int(value.scaleb(scale).to_integral_value())
+    length = max(1, (unscaled.bit_length() + 8) // 8)
+    return unscaled.to_bytes(length, "big", signed=True)
+
+
+def _decode_decimal(value: Any, schema: ConnectSchema) -> decimal.Decimal:
+    if isinstance(value, decimal.Decimal):
+        return value
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        # decimal.handling.mode=double producers; keep the number exactly as written.
+        return decimal.Decimal(str(value))
+    return unscaled_to_decimal(as_bytes(value), decimal_scale(schema))
+
+
+def _decode_variable_scale(value: Any, _schema: ConnectSchema) -> decimal.Decimal:
+    if not isinstance(value, dict) or "scale" not in value or "value" not in value:
+        raise _fail(value, "a VariableScaleDecimal struct {scale, value}")
+    return unscaled_to_decimal(as_bytes(value["value"]), as_int(value["scale"]))
+
+
+def _decode_decimal_string(value: Any, _schema: ConnectSchema) -> decimal.Decimal:
+    if not isinstance(value, str):
+        raise _fail(value, "a decimal string")
+    try:
+        return decimal.Decimal(value.strip())
+    except decimal.InvalidOperation:
+        raise _fail(value, "a decimal number") from None
+
+
+def _days(value: Any, _schema: ConnectSchema) -> dt.date:
+    try:
+        return EPOCH_DATE + dt.timedelta(days=as_int(value))
+    except OverflowError:
+        raise _fail(value, "a date in range") from None
+
+
+def _instant(divisor: int) -> Decoder:
+    def decode(value: Any, _schema: ConnectSchema) -> dt.datetime:
+        n = as_int(value)
+        try:
+            return EPOCH + dt.timedelta(microseconds=n * 1_000_000 // divisor)
+        except OverflowError:
+            raise _fail(value, "a timestamp in range") from None
+
+    return decode
+
+
+def _time_of_day(divisor: int) -> Decoder:
+    def decode(value: Any, _schema: ConnectSchema) -> dt.time:
+        micros = as_int(value) * 1_000_000 // divisor
+        if not 0 <= micros < 86_400_000_000:
+            raise _fail(value, "a time of day")
+        seconds, micro = divmod(micros, 1_000_000)
+        minutes, second = divmod(seconds, 60)
+        hour, minute = divmod(minutes, 60)
+        return dt.time(hour, minute, second, micro)
+
+    return decode
+
+
+def _zoned_timestamp(value: Any, _schema: ConnectSchema) -> dt.datetime:
+    if not isinstance(value, str):
+        raise _fail(value, "an ISO-8601 timestamp string")
+    try:
+        parsed = dt.datetime.fromisoformat(value)
+    except ValueError:
+        raise _fail(value, "an ISO-8601 timestamp with zone") from None
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=dt.UTC)
+
+
+def _local_timestamp_string(value: Any, _schema: ConnectSchema) -> dt.datetime:
+    if not isinstance(value, str):
+        raise _fail(value, "a timestamp string")
+    try:
+        parsed = dt.datetime.fromisoformat(value.strip().replace(" ", "T", 1))
+    except ValueError:
+        raise _fail(value, "a timestamp (yyyy-MM-dd HH:mm:ss[.f])") from None
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=dt.UTC)
+
+
+def _string(value: Any, _schema: ConnectSchema) -> str:
+    if isinstance(value, str):
+        return value
+    raise _fail(value, "a string")
+
+
+def _bytes(value: Any, schema: ConnectSchema) -> bytes:
+    return as_bytes(value, schema)
+
+
+def _struct_passthrough(value: Any, _schema: ConnectSchema) -> Any:
+    if isinstance(value, dict):
+        return {k: (as_bytes(v) if k == "wkb" and v is not None else v) for k, v in value.items()}
+    raise _fail(value, "a struct")
+
+
+def _spark_decimal(schema: ConnectSchema) -> str:
+    precision = decimal_precision(schema)
+    scale = decimal_scale(schema)
+    if precision is None or precision > MAX_SPARK_DECIMAL_PRECISION:
+        said = "unknown" if precision is None else str(precision)
+        warnings.warn(
+            f"decimal {schema.field or schema.name}: precision {said} capped at "
+            f"{MAX_SPARK_DECIMAL_PRECISION} for Spark",
+            LogicalTypeWarning,
+            stacklevel=3,
+        )
+        precision = MAX_SPARK_DECIMAL_PRECISION
+    return f"decimal({precision},{min(scale, precision)})"
+
+
+_INT32 = frozenset({"int32"})
+_INT64 = frozenset({"int64"})
+_STRING = frozenset({"string"})
+_BYTES = frozenset({"bytes"})
+_STRUCT = frozenset({"struct"})
+
+
+def _entry(
+    name: str, base: frozenset[str], kind: str, unit: str | None, decode: Decoder, **kw: Any
+) -> tuple[str, LogicalType]:
+    return name, LogicalType(name=name, base=base, kind=kind, unit=unit, decode=decode, **kw)
+
+
+#: The table. Kafka Connect, Debezium and vendor names, keyed by schema ``name``.
+LOGICAL_TYPES: Final[Mapping[str, LogicalType]] = dict(
+    [
+        # Kafka Connect built-ins (AvroData maps these to Avro logical types).
+        _entry(
+            DECIMAL_NAME,
+            _BYTES,
+            "decimal",
+            "unscaled",
+            _decode_decimal,
+            avro_logical="decimal",
+            spark=_spark_decimal,
+            spark_wire="string",
+            description="base64 two's-complement unscaled value + scale",
+        ),
+        _entry(
+            "org.apache.kafka.connect.data.Date",
+            _INT32,
+            "date",
+            "days",
+            _days,
+            avro_logical="date",
+            spark="date",
+            description="days since epoch",
+        ),
+        _entry(
+            "org.apache.kafka.connect.data.Time",
+            _INT32,
+            "time",
+            "millis",
+            _time_of_day(1_000),
+            avro_logical="time-millis",
+            spark="string",
+            description="milliseconds since midnight",
+        ),
+        _entry(
+            "org.apache.kafka.connect.data.Timestamp",
+            _INT64,
+            "timestamp",
+            "millis",
+            _instant(1_000),
+            avro_logical="timestamp-millis",
+            spark="timestamp",
+            description="milliseconds since epoch",
+        ),
+        # Debezium temporal types (kept as their base Avro type plus connect.name).
+        _entry(
+            "io.debezium.time.Date",
+            _INT32,
+            "date",
+            "days",
+            _days,
+            spark="date",
+            description="days since epoch",
+        ),
+        _entry(
+            "io.debezium.time.Time",
+            _INT32,
+            "time",
+            "millis",
+            _time_of_day(1_000),
+            spark="string",
+            description="milliseconds since midnight",
+        ),
+        _entry(
+            "io.debezium.time.MicroTime",
+            _INT64,
+            "time",
+            "micros",
+            _time_of_day(1_000_000),
+            spark="string",
+            description="microseconds since midnight",
+        ),
+        _entry(
+            "io.debezium.time.NanoTime",
+            _INT64,
+            "time",
+            "nanos",
+            _time_of_day(1_000_000_000),
+            spark="string",
+            description="nanoseconds since midnight",
+        ),
+        _entry(
+            "io.debezium.time.Timestamp",
+            _INT64,
+            "timestamp",
+            "millis",
+            _instant(1_000),
+            spark="timestamp",
+            description="milliseconds since epoch, no zone",
+        ),
+        _entry(
+            "io.debezium.time.MicroTimestamp",
+            _INT64,
+            "timestamp",
+            "micros",
+            _instant(1_000_000),
+            spark="timestamp",
+            description="microseconds since epoch, no zone",
+        ),
+        _entry(
+            "io.debezium.time.NanoTimestamp",
+            _INT64,
+            "timestamp",
+            "nanos",
+            _instant(1_000_000_000),
+            spark="timestamp",
+            description="nanoseconds since epoch, no zone",
+        ),
+        _entry(
+            "io.debezium.time.ZonedTimestamp",
+            _STRING,
+            "zoned-timestamp",
+            "iso",
+            _zoned_timestamp,
+            spark="timestamp",
+            description="ISO-8601 timestamp with zone offset",
+        ),
+        _entry(
+            "io.debezium.time.ZonedTime",
+            _STRING,
+            "zoned-time",
+            "iso",
+            _string,
+            spark="string",
+            description="ISO-8601 time with zone offset",
+        ),
+        _entry(
+            "io.debezium.time.Year",
+            _INT32,
+            "year",
+            None,
+            as_int,
+            spark="integer",
+            description="a year",
+        ),
+        _entry(
+            "io.debezium.time.Interval",
+            _STRING,
+            "interval",
+            "iso",
+            _string,
+            spark="string",
+            description="ISO-8601 duration",
+        ),
+        _entry(
+            "io.debezium.time.MicroDuration",
+            _INT64,
+            "interval",
+            "micros",
+            as_int,
+            spark="long",
+            description="duration in microseconds",
+        ),
+        # Debezium semantic types.
+        _entry(
+            "io.debezium.data.Json",
+            _STRING,
+            "json",
+            None,
+            _string,
+            description="JSON document as text",
+        ),
+        _entry(
+            "io.debezium.data.Xml",
+            _STRING,
+            "xml",
+            None,
+            _string,
+            description="XML document as text",
+        ),
+        _entry("io.debezium.data.Uuid", _STRING, "uuid", None, _string, description="UUID as text"),
+        _entry(
+            "io.debezium.data.Enum",
+            _STRING,
+            "enum",
+            None,
+            _string,
+            description="one of parameters.allowed",
+        ),
+        _entry(
+            "io.debezium.data.EnumSet",
+            _STRING,
+            "enum-set",
+            None,
+            _string,
+            description="comma-separated subset of parameters.allowed",
+        ),
+        _entry(
+            "io.debezium.data.Bits",
+            _BYTES,
+            "bits",
+            None,
+            _bytes,
+            description="bit string as little-endian bytes",
+        ),
+        _entry(
+            "io.debezium.data.VariableScaleDecimal",
+            _STRUCT,
+            "variable-decimal",
+            "unscaled",
+            _decode_variable_scale,
+            spark="string",
+            description="struct {scale, value}; Spark carries the exact decimal text",
+        ),
+        _entry(
+            "io.debezium.data.geometry.Geometry",
+            _STRUCT,
+            "geometry",
+            None,
+            _struct_passthrough,
+            description="struct {wkb, srid}",
+        ),
+        _entry(
+            "io.debezium.data.geometry.Geography",
+            _STRUCT,
+            "geometry",
+            None,
+            _struct_passthrough,
+            description="struct {wkb, srid}",
+        ),
+        _entry(
+            "io.debezium.data.geometry.Point",
+            _STRUCT,
+            "geometry",
+            None,
+            _struct_passthrough,
+            description="struct {x, y, wkb, srid}",
+        ),
+        # Vendor names seen in the seeds (Huawei CDL): values travel as strings.
+        _entry(
+            "com.xxx.cdc.data.Decimal",
+            _STRING,
+            "decimal",
+            "text",
+            _decode_decimal_string,
+            spark="string",
+            description="decimal as text (precision unknown)",
+        ),
+        _entry(
+            "com.xxx.cdc.data.timestamp",
+            _STRING,
+            "timestamp",
+            "text",
+            _local_timestamp_string,
+            spark="timestamp",
+            description="timestamp as text",
+        ),
+    ]
+)
+
+
+def lookup(schema: ConnectSchema) -> LogicalType | None:
+    """The logical type of a schema, or None for a plain (or unknown) name."""
+    if schema.name is None:
+        return None
+    entry = LOGICAL_TYPES.get(schema.name)
+    if entry is None or schema.type not in entry.base:
+        return None
+    return entry
+
+
+def is_known_name(name: str) -> bool:
+    """Whether ``name`` is a logical type in the table."""
+    return name in LOGICAL_TYPES
+
+
+def lookup_or_warn(schema: ConnectSchema) -> LogicalType | None:
+    """Like :func:`lookup`, warning when a primitive carries a name the table does not know."""
+    entry = lookup(schema)
+    if entry is None and schema.name is not None and schema.type != "struct":
+        if schema.name in LOGICAL_TYPES:
+            warnings.warn(
+                f"{schema.name} on base type {schema.type} is not the expected "
+                f"{'/'.join(sorted(LOGICAL_TYPES[schema.name].base))}; using the base type",
+                LogicalTypeWarning,
+                stacklevel=2,
+            )
+        else:
+            warnings.warn(
+                f"unknown logical type {schema.name}; using base type {schema.type}",
+                LogicalTypeWarning,
+                stacklevel=2,
+            )
+    return entry
+
+
+# --- base-type decoding -----------------------------------------------------------------------
+
+_INT_RANGES: Final[Mapping[str, tuple[int, int]]] = {
+    "int8": (-(2**7), 2**7 - 1),
+    "int16": (-(2**15), 2**15 - 1),
+    "int32": (-(2**31), 2**31 - 1),
+    "int64": (-(2**63), 2**63 - 1),
+}
+
+
+def decode_base(value: Any, schema: ConnectSchema) -> Any:
+    """Decode a primitive wire value by its Connect base type (no logical type)."""
+    t = schema.type
+    if t in _INT_RANGES:
+        n = as_int(value)
+        low, high = _INT_RANGES[t]
+        if not low <= n <= high:
+            raise _fail(value, f"in the {t} range")
+        return n
+    if t == "string":
+        return _string(value, schema)
+    if t in ("float", "double"):
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            return float(value)
+        if value in ("NaN", "Infinity", "-Infinity"):
+            return float(value)
+        raise _fail(value, "a number")
+    if t == "boolean":
+        if isinstance(value, bool):
+            return value
+        raise _fail(value, "a boolean")
+    if t == "bytes":
+        return as_bytes(value)
+    raise _fail(value, f"a {t}")

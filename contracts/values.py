@@ -1,0 +1,169 @@
+"""Decoding wire values by their Connect schema, and writing decoded values as JSON.
+
+:func:`compile_decoder` turns a schema into a fast closure once (formats cache it per distinct
+schema), so decoding a message costs no schema walk. Errors carry the JSON path of the value.
+"""
+
+from __future__ import annotations
+
+import base64
+import datetime as dt
+import decimal
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from contracts.errors import DecodeError
+from contracts.logical import decode_base, lookup
+from contracts.schema import ConnectSchema, json_kind
+
+ValueDecoder = Callable[[Any, str], Any]
+
+
+def compile_decoder(schema: ConnectSchema) -> ValueDecoder:
+    """A function ``(wire_value, json_path) -> python_value`` for ``schema``.
+
+    Nulls are accepted where the schema is optional (or has a default) and rejected otherwise.
+    Struct values must be JSON objects; unknown keys are rejected (schema drift).
+    """
+    inner = _compile_non_null(schema)
+    nullable = schema.optional
+
+    def decode(value: Any, path: str) -> Any:
+        if value is None:
+            if nullable:
+                return None
+            raise DecodeError("null is not allowed for a required value", path)
+        return inner(value, path)
+
+    return decode
+
+
+def _compile_non_null(schema: ConnectSchema) -> ValueDecoder:
+    logical = lookup(schema)
+    if logical is not None:
+        fn = logical.decode
+
+        def decode_logical(value: Any, path: str) -> Any:
+            try:
+                return fn(value, schema)
+            except DecodeError as err:
+                raise DecodeError(f"{err.what} ({schema.name})", path) from None
+
+        return decode_logical
+    if schema.type == "struct":
+        return _compile_struct(schema)
+    if schema.type == "array":
+        return _compile_array(schema)
+    if schema.type == "map":
+        return _compile_map(schema)
+
+    def decode_primitive(value: Any, path: str) -> Any:
+        try:
+            return decode_base(value, schema)
+        except DecodeError as err:
+            raise DecodeError(err.what, path) from None
+
+    return decode_primitive
+
+
+def _compile_struct(schema: ConnectSchema) -> ValueDecoder:
+    fields = [(f.field or "", compile_decoder(f), f) for f in schema.fields or ()]
+    names = {name for name, _, _ in fields}
+
+    def decode_struct(value: Any, path: str) -> Any:
+        if not isinstance(value, dict):
+            raise DecodeError(f"expected an object, got {json_kind(value)}", path)
+        out: dict[str, Any] = {}
+        for name, dec, field_schema in fields:
+            if name in value:
+                out[name] = dec(value[name], f"{path}.{name}")
+            elif field_schema.optional or field_schema.has_default:
+                out[name] = field_schema.default if field_schema.has_default else None
+            else:
+                raise DecodeError(f"required field {name!r} is missing", path)
+        if len(value) > len(names):
+            extra = sorted(set(value) - names)
+            if extra:
+                raise DecodeError(f"unexpected field(s) {', '.join(extra)}", path)
+        return out
+
+    return decode_struct
+
+
+def _compile_array(schema: ConnectSchema) -> ValueDecoder:
+    assert schema.items is not None
+    item = compile_decoder(schema.items)
+
+    def decode_array(value: Any, path: str) -> Any:
+        if not isinstance(value, list):
+            raise DecodeError(f"expected an array, got {json_kind(value)}", path)
+        return [item(v, f"{path}[{i}]") for i, v in enumerate(value)]
+
+    return decode_array
+
+
+def _compile_map(schema: ConnectSchema) -> ValueDecoder:
+    assert schema.keys is not None and schema.values is not None
+    key_dec = compile_decoder(schema.keys)
+    val_dec = compile_decoder(schema.values)
+    string_keys = schema.keys.type == "string"
+
+    def decode_map(value: Any, path: str) -> Any:
+        # JsonConverter writes string-keyed maps as objects, others as [[k, v], ...] arrays.
+        if isinstance(value, dict):
+            pairs = list(value.items())
+        elif isinstance(value, list) and all(isinstance(p, list) and len(p) == 2 for p in value):
+            pairs = [(p[0], p[1]) for p in value]
+        else:
+            raise DecodeError(f"expected a map, got {json_kind(value)}", path)
+        out: dict[Any, Any] = {}
+        for k, v in pairs:
+            key = k if string_keys else key_dec(_coerce_key(k, schema.keys), f"{path}{{key}}")
+            out[key] = val_dec(v, f"{path}.{k}")
+        return out
+
+    return decode_map
+
+
+def _coerce_key(key: Any, schema: ConnectSchema | None) -> Any:
+    if isinstance(key, str) and schema is not None and schema.type.startswith("int"):
+        try:
+            return int(key)
+        except ValueError:
+            return key
+    return key
+
+
+def decode_value(value: Any, schema: ConnectSchema, path: str = "$") -> Any:
+    """Decode one wire value (convenience; compile once with :func:`compile_decoder` in loops)."""
+    return compile_decoder(schema)(value, path)
+
+
+# --- writing decoded values as JSON -----------------------------------------------------------
+
+
+def to_jsonable(value: Any) -> Any:
+    """A decoded value as plain JSON: decimals as strings, temporal values as ISO-8601,
+    bytes as base64."""
+    if value is None or isinstance(value, bool | int | float | str):
+        return value
+    if isinstance(value, decimal.Decimal):
+        return _decimal_text(value)
+    if isinstance(value, dt.datetime):
+        return value.isoformat(timespec="microseconds")
+    if isinstance(value, dt.date):
+        return value.isoformat()
+    if isinstance(value, dt.time):
+        return value.isoformat(timespec="microseconds")
+    if isinstance(value, bytes | bytearray):
+        return base64.b64encode(bytes(value)).decode("ascii")
+    if isinstance(value, Mapping):
+        return {str(k): to_jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [to_jsonable(v) for v in value]
+    return str(value)
+
+
+def _decimal_text(value: decimal.Decimal) -> str:
+    text = format(value, "f")
+    return text
