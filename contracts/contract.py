@@ -268,6 +268,9 @@ def parse_contract(text: str, source: str = "<contract>") -> Contract:
     except ValidationError as err:
         first = err.errors()[0]
         loc = tuple(first["loc"])
+        column = re.search(r"columns\[(\d+)\]", str(first["msg"]))
+        if not loc and column:
+            loc = ("columns", int(column.group(1)))
         line = _line_of(node, loc)
         where = f"{source}:{line}" if line else source
         dotted = ".".join(str(p) for p in loc) or "(top level)"
@@ -339,8 +342,7 @@ def dump_contract(contract: Contract) -> str:
                 lines.extend(_column_lines(col, indent=2))
         elif isinstance(value, dict):
             lines.append(f"{key}:")
-            for k, v in value.items():
-                lines.append(f"  {_scalar(k)}: {_flow(v)}")
+            lines.extend(_block(value, 2))
         elif isinstance(value, list):
             lines.append(f"{key}: {_flow(value)}")
         elif key == "description" and isinstance(value, str) and "\n" in value:
@@ -349,6 +351,33 @@ def dump_contract(contract: Contract) -> str:
         else:
             lines.append(f"{key}: {_flow(value)}")
     return "\n".join(lines) + "\n"
+
+
+_FLOW_WIDTH: Final = 100
+
+
+def _block(value: Any, indent: int) -> list[str]:
+    """Block YAML for nested option values: short members stay on one flow line each."""
+    pad = " " * indent
+    lines: list[str] = []
+    if isinstance(value, dict):
+        for k, v in value.items():
+            flow = _flow(v)
+            if not isinstance(v, dict | list) or len(flow) + indent <= _FLOW_WIDTH:
+                lines.append(f"{pad}{_scalar(k)}: {flow}")
+            else:
+                lines.append(f"{pad}{_scalar(k)}:")
+                lines.extend(_block(v, indent + 2))
+    else:
+        for item in value:
+            flow = _flow(item)
+            if not isinstance(item, dict | list) or len(flow) + indent <= _FLOW_WIDTH:
+                lines.append(f"{pad}- {flow}")
+            else:
+                sub = _block(item, indent + 2)
+                sub[0] = f"{pad}- {sub[0].lstrip()}"
+                lines.extend(sub)
+    return lines
 
 
 def _is_simple(col: Mapping[str, Any]) -> bool:
