@@ -187,11 +187,15 @@ def _fallback(result: SchemaCompatibilityResult) -> list[Incompatibility]:
     return [Incompatibility(where, kinds[0], m) for m in sorted(result.messages)]
 
 
-def _describe(schema: avro.schema.Schema) -> str:
+def _describe(schema: Any) -> str:
     logical = schema.props.get("logicalType") if hasattr(schema, "props") else None
     name = getattr(schema, "fullname", None)
     if schema.type == "union":
         return "union [" + ", ".join(_describe(s) for s in schema.schemas) + "]"
+    if schema.type == "array":
+        return f"array of {_describe(schema.items)}"
+    if schema.type == "map":
+        return f"map of {_describe(schema.values)}"
     if schema.type in ("record", "enum", "fixed") and name:
         return f"{schema.type} {name}"
     return f"{schema.type} ({logical})" if logical else str(schema.type)
