@@ -1,0 +1,671 @@
+"""Value-based type inference and text decoding for formats without an embedded schema.
+
+Arcion S3, SharePlex, Canal and OpenCDC carry row values as strings (or plain JSON scalars)
+with no Connect schema beside them. This module holds what those formats share:
+
+- :class:`ColumnSummary` / :class:`RowTypes` — streaming inference. Each column keeps a small
+  summary (counts, candidate flags, ranges, digit counts), never the values, so memory stays
+  bounded whatever the number of messages. Strings stay strings unless ``infer_types`` is set;
+  then integers (int32/int64), decimals (observed precision/scale, else double), booleans,
+  dates and timestamps are recognized conservatively: every non-null value must agree, and any
+  conflict falls back to string.
+- :data:`TEXT_DECODERS` / :func:`decode_text` — the table that turns a text value into the
+  Python value of a contract column's Connect type (int, Decimal, date, aware datetime ...).
+- :func:`decode_image` / :func:`check_image` — decode or check one row image against a contract.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import decimal
+import re
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+import orjson
+
+from contracts.contract import Contract, contract_from_schema
+from contracts.errors import DecodeError, InputError
+from contracts.events import TableId
+from contracts.formats.base import InferOptions, Violation
+from contracts.logical import DECIMAL_NAME, PRECISION_PARAM, decimal_scale
+from contracts.schema import ConnectSchema, json_kind, primitive, struct
+
+MAX_DECIMAL_PRECISION: Final = 38
+
+DATE_NAME: Final = "org.apache.kafka.connect.data.Date"
+TIMESTAMP_NAME: Final = "io.debezium.time.Timestamp"
+MICRO_TIMESTAMP_NAME: Final = "io.debezium.time.MicroTimestamp"
+NANO_TIMESTAMP_NAME: Final = "io.debezium.time.NanoTimestamp"
+ZONED_TIMESTAMP_NAME: Final = "io.debezium.time.ZonedTimestamp"
+MICRO_TIME_NAME: Final = "io.debezium.time.MicroTime"
+YEAR_NAME: Final = "io.debezium.time.Year"
+JSON_NAME: Final = "io.debezium.data.Json"
+ENUM_NAME: Final = "io.debezium.data.Enum"
+ENUM_SET_NAME: Final = "io.debezium.data.EnumSet"
+
+_INT32: Final = (-(2**31), 2**31 - 1)
+_INT64: Final = (-(2**63), 2**63 - 1)
+
+_INT_RE: Final = re.compile(r"[+-]?(?:0|[1-9][0-9]*)")
+_DECIMAL_RE: Final = re.compile(r"[+-]?(0|[1-9][0-9]*)\.([0-9]+)")
+_FLOAT_RE: Final = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)[eE][+-]?[0-9]+")
+_DATE_RE: Final = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+_TIMESTAMP_RE: Final = re.compile(
+    r"[0-9]{4}-[0-9]{2}-[0-9]{2}[ T][0-9]{2}:[0-9]{2}:[0-9]{2}"
+    r"(?:\.([0-9]{1,9}))?(Z|[+-][0-9]{2}:?[0-9]{2})?"
+)
+_BOOLEANS: Final = {"true": True, "false": False, "TRUE": True, "FALSE": False}
+
+
+# --- schemas for inferred types ---------------------------------------------------------------
+
+
+def decimal_schema(precision: int | None, scale: int) -> ConnectSchema:
+    """A Connect Decimal with ``scale`` and (when known) ``connect.decimal.precision``."""
+    params = {"scale": str(scale)}
+    if precision is not None:
+        params[PRECISION_PARAM] = str(precision)
+    return primitive("bytes", name=DECIMAL_NAME, version=1, parameters=params)
+
+
+def logical(type_: str, name: str) -> ConnectSchema:
+    """A primitive carrying a logical type name (version 1, as the producers write them)."""
+    return primitive(type_, name=name, version=1)
+
+
+def timestamp_schema(fraction_digits: int) -> ConnectSchema:
+    """A zone-less timestamp whose unit covers ``fraction_digits`` (millis, micros or nanos)."""
+    if fraction_digits <= 3:
+        return logical("int64", TIMESTAMP_NAME)
+    if fraction_digits <= 6:
+        return logical("int64", MICRO_TIMESTAMP_NAME)
+    return logical("int64", NANO_TIMESTAMP_NAME)
+
+
+STRING: Final = primitive("string")
+JSON_TEXT: Final = logical("string", JSON_NAME)
+
+
+# --- streaming inference ----------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class ColumnSummary:
+    """What inference remembers about one column: counts and candidate types, never values."""
+
+    values: int = 0
+    nulls: int = 0
+    texts: int = 0
+    native: set[str] = field(default_factory=set)
+    maybe_bool: bool = True
+    maybe_int: bool = True
+    maybe_decimal: bool = True
+    maybe_double: bool = True
+    maybe_date: bool = True
+    maybe_timestamp: bool = True
+    ints: int = 0
+    int_min: int = 0
+    int_max: int = 0
+    int_digits: int = 0
+    scale: int = 0
+    fraction: int = 0
+    zoned: set[bool] = field(default_factory=set)
+
+    def observe(self, value: Any) -> None:
+        """Add one value (None, a string, or a plain JSON scalar/object/array)."""
+        if value is None:
+            self.nulls += 1
+            return
+        self.values += 1
+        if isinstance(value, str):
+            self.texts += 1
+            self._text(value)
+        else:
+            self.native.add(_native_kind(value))
+            if isinstance(value, int) and not isinstance(value, bool):
+                self._int_range(value)
+
+    def _text(self, text: str) -> None:
+        if not self._shape_number(text):
+            self.maybe_int = self.maybe_decimal = self.maybe_double = False
+        if text not in _BOOLEANS:
+            self.maybe_bool = False
+        if not (self.maybe_date and _DATE_RE.fullmatch(text) and _valid_date(text)):
+            self.maybe_date = False
+        if self.maybe_timestamp:
+            self._shape_timestamp(text)
+
+    def _shape_number(self, text: str) -> bool:
+        if _INT_RE.fullmatch(text):
+            n = int(text)
+            self._int_range(n)
+            self.int_digits = max(self.int_digits, len(text.lstrip("+-")))
+            return True
+        self.maybe_int = False
+        match = _DECIMAL_RE.fullmatch(text)
+        if match:
+            self.int_digits = max(self.int_digits, len(match.group(1)))
+            self.scale = max(self.scale, len(match.group(2)))
+            return True
+        self.maybe_decimal = False
+        return _FLOAT_RE.fullmatch(text) is not None
+
+    def _int_range(self, n: int) -> None:
+        if self.ints == 0:
+            self.int_min = self.int_max = n
+        else:
+            self.int_min = min(self.int_min, n)
+            self.int_max = max(self.int_max, n)
+        self.ints += 1
+
+    def _shape_timestamp(self, text: str) -> None:
+        match = _TIMESTAMP_RE.fullmatch(text)
+        if match is None or not _valid_timestamp(text):
+            self.maybe_timestamp = False
+            return
+        self.fraction = max(self.fraction, len(match.group(1) or ""))
+        self.zoned.add(match.group(2) is not None)
+
+    # --- resolution ---------------------------------------------------------------------------
+
+    @property
+    def absent_or_null(self) -> bool:
+        return self.nulls > 0
+
+    def schema(self, infer_types: bool) -> ConnectSchema:
+        """The narrowest Connect type every observed value fits (string on any conflict)."""
+        if self.texts and self.native:
+            return STRING
+        if self.native:
+            return _native_schema(self.native, self.int_min, self.int_max)
+        if not infer_types or self.values == 0:
+            return STRING
+        for test, build in _TEXT_RESOLUTION:
+            if test(self):
+                return build(self)
+        return STRING
+
+
+def _in(bounds: tuple[int, int], low: int, high: int) -> bool:
+    return bounds[0] <= low and high <= bounds[1]
+
+
+def _int_schema(s: ColumnSummary) -> ConnectSchema:
+    if _in(_INT32, s.int_min, s.int_max):
+        return primitive("int32")
+    if _in(_INT64, s.int_min, s.int_max):
+        return primitive("int64")
+    return decimal_schema(s.int_digits, 0)
+
+
+def _decimal_fits(s: ColumnSummary) -> bool:
+    return s.maybe_decimal and s.int_digits + s.scale <= MAX_DECIMAL_PRECISION
+
+
+def _timestamp_schema(s: ColumnSummary) -> ConnectSchema:
+    return (
+        logical("string", ZONED_TIMESTAMP_NAME) if True in s.zoned else timestamp_schema(s.fraction)
+    )
+
+
+#: Candidate text types from narrowest to widest: the first whose test holds wins.
+_TEXT_RESOLUTION: Final[
+    tuple[tuple[Callable[[ColumnSummary], bool], Callable[[ColumnSummary], ConnectSchema]], ...]
+] = (
+    (lambda s: s.maybe_bool, lambda s: primitive("boolean")),
+    (
+        lambda s: s.maybe_int and (s.int_digits <= MAX_DECIMAL_PRECISION),
+        _int_schema,
+    ),
+    (_decimal_fits, lambda s: decimal_schema(s.int_digits + s.scale, s.scale)),
+    (lambda s: s.maybe_double, lambda s: primitive("double")),
+    (lambda s: s.maybe_date, lambda s: logical("int32", DATE_NAME)),
+    (lambda s: s.maybe_timestamp and len(s.zoned) == 1, _timestamp_schema),
+)
+
+
+def _native_kind(value: Any) -> str:
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "int"
+    if isinstance(value, float):
+        return "float"
+    return "json"
+
+
+def _native_schema(kinds: set[str], low: int, high: int) -> ConnectSchema:
+    if kinds == {"boolean"}:
+        return primitive("boolean")
+    if kinds == {"int"}:
+        return primitive("int64") if _in(_INT64, low, high) else primitive("double")
+    if kinds <= {"int", "float"}:
+        return primitive("double")
+    if kinds == {"json"}:
+        return JSON_TEXT
+    return STRING
+
+
+def _valid_date(text: str) -> bool:
+    try:
+        dt.date.fromisoformat(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _valid_timestamp(text: str) -> bool:
+    try:
+        parse_timestamp_text(text)
+    except ValueError:
+        return False
+    return True
+
+
+class RowTypes:
+    """Per-column summaries of one table's rows, in first-seen column order."""
+
+    __slots__ = ("columns",)
+
+    def __init__(self) -> None:
+        self.columns: dict[str, ColumnSummary] = {}
+
+    def observe_row(self, row: Mapping[str, Any]) -> None:
+        """Add every value of one row image (absent columns are simply not observed)."""
+        for name, value in row.items():
+            self.summary(name).observe(value)
+
+    def summary(self, name: str) -> ColumnSummary:
+        found = self.columns.get(name)
+        if found is None:
+            found = self.columns[name] = ColumnSummary()
+        return found
+
+    def declare(self, names: Iterable[str]) -> None:
+        """Make sure columns exist (in this order) even when no value was seen."""
+        for name in names:
+            self.summary(name)
+
+    def fields(
+        self, infer_types: bool, required: Iterable[str] = (), order: Iterable[str] | None = None
+    ) -> list[ConnectSchema]:
+        """Field schemas: ``required`` columns are non-optional, every other one optional."""
+        must = set(required)
+        names = list(order) if order is not None else list(self.columns)
+        out = []
+        for name in names:
+            s = self.columns.get(name) or ColumnSummary()
+            out.append(s.schema(infer_types).as_optional(name not in must).as_field(name))
+        return out
+
+
+# --- text decoding ----------------------------------------------------------------------------
+
+
+def parse_timestamp_text(text: str) -> dt.datetime:
+    """``yyyy-MM-dd[ T]HH:mm:ss[.f{1,9}][zone]`` → datetime (fractions beyond micros cut)."""
+    head, sep, rest = text.replace(" ", "T", 1).partition(".")
+    if sep:
+        digits = len(rest) - len(rest.lstrip("0123456789"))
+        frac, zone = rest[:digits], rest[digits:]
+        text = f"{head}.{frac[:6].ljust(6, '0')}{zone}"
+    else:
+        text = head
+    return dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
+
+
+def _fail(text: str, what: str) -> DecodeError:
+    shown = text if len(text) <= 40 else text[:37] + "..."
+    return DecodeError(f"{shown!r} is not {what}")
+
+
+def _text_int(bounds: tuple[int, int], what: str) -> Callable[[str, ConnectSchema], int]:
+    def decode(text: str, _schema: ConnectSchema) -> int:
+        if not _INT_RE.fullmatch(text.strip()):
+            raise _fail(text, f"an integer ({what})")
+        n = int(text)
+        if not bounds[0] <= n <= bounds[1]:
+            raise _fail(text, f"in the {what} range")
+        return n
+
+    return decode
+
+
+def _text_float(text: str, _schema: ConnectSchema) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        raise _fail(text, "a number") from None
+
+
+def _text_bool(text: str, _schema: ConnectSchema) -> bool:
+    found = _BOOLEANS.get(text)
+    if found is None:
+        raise _fail(text, "a boolean (true/false)")
+    return found
+
+
+def _text_decimal(text: str, schema: ConnectSchema) -> decimal.Decimal:
+    try:
+        value = decimal.Decimal(text.strip())
+    except decimal.InvalidOperation:
+        raise _fail(text, "a decimal number") from None
+    if not value.is_finite():
+        raise _fail(text, "a finite decimal number")
+    scale = decimal_scale(schema)
+    exponent = value.as_tuple().exponent
+    if isinstance(exponent, int) and -exponent > scale:
+        raise _fail(text, f"a decimal with scale <= {scale}")
+    return value
+
+
+def _text_date(text: str, _schema: ConnectSchema) -> dt.date:
+    try:
+        return dt.date.fromisoformat(text.strip())
+    except ValueError:
+        raise _fail(text, "a date (yyyy-MM-dd)") from None
+
+
+def _text_timestamp(text: str, _schema: ConnectSchema) -> dt.datetime:
+    try:
+        parsed = parse_timestamp_text(text.strip())
+    except ValueError:
+        raise _fail(text, "a timestamp (yyyy-MM-dd HH:mm:ss[.f])") from None
+    # zone-less timestamps are wall-clock values, represented as UTC (as Debezium does)
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=dt.UTC)
+
+
+def _text_zoned(text: str, schema: ConnectSchema) -> dt.datetime:
+    return _text_timestamp(text, schema)
+
+
+def _text_time(text: str, _schema: ConnectSchema) -> dt.time:
+    try:
+        return dt.time.fromisoformat(text.strip())
+    except ValueError:
+        raise _fail(text, "a time of day (HH:mm:ss[.f])") from None
+
+
+def _text_string(text: str, _schema: ConnectSchema) -> str:
+    return text
+
+
+def _text_bytes_utf8(text: str, _schema: ConnectSchema) -> bytes:
+    return text.encode("utf-8")
+
+
+TextDecoder = Callable[[str, ConnectSchema], Any]
+
+#: Text → Python value, keyed by logical name (when known) or Connect base type.
+TEXT_DECODERS: Final[Mapping[str, TextDecoder]] = {
+    "boolean": _text_bool,
+    "int8": _text_int((-(2**7), 2**7 - 1), "int8"),
+    "int16": _text_int((-(2**15), 2**15 - 1), "int16"),
+    "int32": _text_int(_INT32, "int32"),
+    "int64": _text_int(_INT64, "int64"),
+    "float": _text_float,
+    "double": _text_float,
+    "string": _text_string,
+    "bytes": _text_bytes_utf8,
+    DECIMAL_NAME: _text_decimal,
+    DATE_NAME: _text_date,
+    "io.debezium.time.Date": _text_date,
+    TIMESTAMP_NAME: _text_timestamp,
+    MICRO_TIMESTAMP_NAME: _text_timestamp,
+    NANO_TIMESTAMP_NAME: _text_timestamp,
+    "org.apache.kafka.connect.data.Timestamp": _text_timestamp,
+    ZONED_TIMESTAMP_NAME: _text_zoned,
+    MICRO_TIME_NAME: _text_time,
+    "io.debezium.time.Time": _text_time,
+    "org.apache.kafka.connect.data.Time": _text_time,
+    YEAR_NAME: _text_int(_INT32, "year"),
+    JSON_NAME: _text_string,
+    ENUM_NAME: _text_string,
+    ENUM_SET_NAME: _text_string,
+}
+
+
+def decoder_key(schema: ConnectSchema, table: Mapping[str, TextDecoder]) -> str:
+    """The key of ``schema`` in a text-decoder table: its logical name if listed, else its type."""
+    if schema.name is not None and schema.name in table:
+        return schema.name
+    return schema.type
+
+
+def decode_text(
+    text: str, schema: ConnectSchema, table: Mapping[str, TextDecoder] = TEXT_DECODERS
+) -> Any:
+    """Decode one text value into the Python value of ``schema`` (raises DecodeError)."""
+    fn = table.get(decoder_key(schema, table))
+    if fn is None:
+        raise DecodeError(f"no text decoding for Connect type {schema.type}")
+    return fn(text, schema)
+
+
+def decode_cell(
+    value: Any, schema: ConnectSchema, table: Mapping[str, TextDecoder] = TEXT_DECODERS
+) -> Any:
+    """Decode a cell that is a string or a plain JSON value (numbers, booleans, objects)."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return decode_text(value, schema, table)
+    return _decode_native(value, schema)
+
+
+def _decode_native(value: Any, schema: ConnectSchema) -> Any:
+    kind = _native_kind(value)
+    if kind == "json":
+        if schema.type == "string":
+            return orjson.dumps(value).decode("utf-8")
+    elif kind == "boolean":
+        if schema.type == "boolean":
+            return value
+    elif schema.type in ("float", "double"):
+        return float(value)
+    elif kind == "int" and schema.type.startswith("int"):
+        return _text_int(_INT64, schema.type)(str(value), schema)
+    elif schema.name == DECIMAL_NAME:
+        return decimal.Decimal(str(value))
+    raise DecodeError(f"{json_kind(value)} is not a {schema.name or schema.type}")
+
+
+# --- row images against a contract ------------------------------------------------------------
+
+
+class RowCodec:
+    """A contract's columns, ready to decode or check row images (one per contract)."""
+
+    __slots__ = ("columns", "names", "table")
+
+    def __init__(self, contract: Contract, table: Mapping[str, TextDecoder] = TEXT_DECODERS):
+        self.columns: dict[str, ConnectSchema] = {
+            f.field or "": f for f in contract.row_schema.fields or ()
+        }
+        self.names = list(self.columns)
+        self.table = table
+
+    def decode(self, image: Mapping[str, Any] | None, path: str) -> dict[str, Any] | None:
+        """Typed values of an image; unknown columns and bad values raise DecodeError."""
+        if image is None:
+            return None
+        out: dict[str, Any] = {}
+        for name, value in image.items():
+            schema = self.columns.get(name)
+            where = f"{path}.{name}"
+            if schema is None:
+                raise DecodeError(f"column {name!r} is not in the contract", where)
+            out[name] = self._one(value, schema, where)
+        return out
+
+    def _one(self, value: Any, schema: ConnectSchema, where: str) -> Any:
+        if value is None:
+            if not schema.optional:
+                raise DecodeError("null in a required column", where)
+            return None
+        try:
+            return decode_cell(value, schema, self.table)
+        except DecodeError as err:
+            raise DecodeError(err.what, where) from None
+
+    def check(
+        self, image: Mapping[str, Any] | None, path: str, where: str, full: bool
+    ) -> list[Violation]:
+        """Every problem of one image: extra columns, bad values, and (``full``) missing ones."""
+        if image is None:
+            return []
+        found: list[Violation] = []
+        for name, value in image.items():
+            schema = self.columns.get(name)
+            at = f"{path}.{name}"
+            if schema is None:
+                found.append(
+                    Violation(where, at, "extra-column", f"column {name!r} is not in the contract")
+                )
+                continue
+            try:
+                self._one(value, schema, at)
+            except DecodeError as err:
+                if value is None:
+                    found.append(Violation(where, at, "wrong-type", err.what))
+                else:
+                    found.append(Violation(where, at, "undecodable", err.what))
+        if full:
+            for name in self.names:
+                if name not in image:
+                    found.append(
+                        Violation(
+                            where, f"{path}.{name}", "missing-column", f"column {name!r} is missing"
+                        )
+                    )
+        return found
+
+
+def key_from(names: Iterable[str], *images: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """The key columns' values from the first image holding them all (None: no key / unknown)."""
+    wanted = list(names)
+    if not wanted:
+        return None
+    for image in images:
+        if image is not None and all(k in image for k in wanted):
+            return {k: image[k] for k in wanted}
+    return None
+
+
+def scalar_position(fields: Mapping[str, Any]) -> dict[str, Any]:
+    """A position dict of JSON scalars (nested values as compact JSON text)."""
+    out: dict[str, Any] = {}
+    for k, v in fields.items():
+        if v is None or isinstance(v, str | int | float | bool):
+            out[k] = v
+        else:
+            out[k] = orjson.dumps(v).decode("utf-8")
+    return out
+
+
+# --- inference scaffolding --------------------------------------------------------------------
+
+
+class TableSeen:
+    """The one table a sample describes; a second table is an error (one contract per table)."""
+
+    __slots__ = ("table", "where")
+
+    def __init__(self) -> None:
+        self.table: TableId | None = None
+        self.where = ""
+
+    def see(self, table: TableId, where: str) -> None:
+        if self.table is None:
+            self.table, self.where = table, where
+        elif table != self.table:
+            raise InputError(
+                f"the sample holds rows of several tables ({self.table.qualified()} from "
+                f"{self.where}, then {table.qualified()}); infer one table at a time",
+                where,
+            )
+
+
+_NAME_CLEAN: Final = re.compile(r"[^A-Za-z0-9_.\-]+")
+
+
+def contract_name(options: InferOptions, table: TableId | None, fallback: str) -> str:
+    """The contract name: ``--name``, else the qualified table name, else ``fallback``."""
+    if options.name:
+        return options.name
+    text = table.qualified() if table is not None else ""
+    cleaned = _NAME_CLEAN.sub("_", text).strip("_.-")
+    return cleaned or fallback
+
+
+def build_contract(
+    *,
+    fmt: str,
+    options: InferOptions,
+    table: TableId | None,
+    fields: list[ConnectSchema],
+    key: Iterable[str] = (),
+    format_options: Mapping[str, Any] | None = None,
+) -> Contract:
+    """A contract for an inferred row (the table name falls back to the contract name)."""
+    if not fields:
+        raise InputError("no row changes in the sample: nothing to infer columns from")
+    name = contract_name(options, table, fmt)
+    row = struct(fields)
+    return contract_from_schema(
+        name=name,
+        format=fmt,
+        table=table or TableId(name=name),
+        row=row,
+        key=list(key),
+        topic=options.topic,
+        options=dict(format_options or {}),
+    )
+
+
+def parse_json_text(text: Any, where: str, path: str, what: str) -> dict[str, Any]:
+    """A JSON object carried inside a string (e.g. Arcion's ``cursor``)."""
+    if isinstance(text, dict):
+        return text
+    if not isinstance(text, str):
+        raise InputError(
+            f"expected {what} (a JSON string), got {json_kind(text)}", f"{where} {path}"
+        )
+    try:
+        value = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        raise InputError(f"{what} is not valid JSON", f"{where} {path}") from None
+    if not isinstance(value, dict):
+        raise InputError(f"{what} is not a JSON object", f"{where} {path}")
+    return dict(value)
+
+
+def path_of(err: InputError) -> str:
+    """The JSON path part of an error's ``where`` (``file:3 $.cursor`` → ``$.cursor``)."""
+    _, sep, path = (err.where or "").partition(" $")
+    return f"${path}" if sep else "$"
+
+
+def int_or_none(value: Any) -> int | None:
+    """An integer from a JSON number or a string of digits; None otherwise."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.strip().lstrip("-").isdigit():
+        return int(value)
+    return None
+
+
+def decode_located(
+    codec: RowCodec | None, image: Mapping[str, Any] | None, path: str, where: str
+) -> dict[str, Any] | None:
+    """Typed values of an image (as-is without a contract); errors carry ``where`` + path."""
+    if image is None:
+        return None
+    if codec is None:
+        return dict(image)
+    try:
+        return codec.decode(image, path)
+    except DecodeError as err:
+        raise err.located(where) from None

@@ -1,0 +1,269 @@
+"""``arcion-s3-json``: Arcion Replicant's internal CDC format for Amazon S3, JSON files.
+
+One document per DML::
+
+    {"tableName": {"namespace": {"catalog", "schema", "hash"}, "name", "hash"},
+     "opType": "I" | "U" | "D",
+     "cursor": "<JSON text: timestamp, extractionTimestamp, log/position or dscId/mutId ...>",
+     "before": {col: "<text>" | "null"}, "after": {...}, "exists": {col: "0".."3"},
+     "operationcount": "<JSON text: insertCount, updateCount, ...>"}
+
+Every value is a string; the literal ``"null"`` is SQL NULL. ``exists`` tells which image really
+holds a column (0 neither, 1 after, 2 before, 3 both), so a NULL the DML provided and a column the
+DML never mentioned stay distinguishable: absent columns are left out of the normalized images,
+provided NULLs are None.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any, ClassVar, Final
+
+from contracts.contract import Contract
+from contracts.errors import InputError
+from contracts.events import ChangeEvent, Normalized, Op, TableId
+from contracts.formats._typing import (
+    RowCodec,
+    RowTypes,
+    TableSeen,
+    build_contract,
+    decode_located,
+    int_or_none,
+    key_from,
+    parse_json_text,
+    path_of,
+    scalar_position,
+)
+from contracts.formats.base import (
+    Derived,
+    Format,
+    Inference,
+    InferOptions,
+    Message,
+    Violation,
+    require_dict,
+)
+from contracts.schema import ConnectSchema, json_kind, primitive, struct
+
+#: opType → canonical op.
+OP_TYPES: Final[Mapping[str, Op]] = {"I": "c", "U": "u", "D": "d"}
+
+#: exists flag → (present in before, present in after).
+EXISTS_FLAGS: Final[Mapping[str, tuple[bool, bool]]] = {
+    "0": (False, False),
+    "1": (False, True),
+    "2": (True, False),
+    "3": (True, True),
+}
+
+NULL_LITERAL: Final = "null"
+_ENVELOPE_KEYS: Final = frozenset({"tableName", "opType", "cursor"})
+
+
+@dataclass(frozen=True, slots=True)
+class ArcionS3Change:
+    """One parsed document: table, op, cursor fields and the two images (absent columns left out)."""
+
+    table: TableId
+    op: Op
+    cursor: dict[str, Any]
+    before: dict[str, str | None] | None
+    after: dict[str, str | None] | None
+    columns: tuple[str, ...]
+
+
+def parse_table_name(value: Any, where: str, path: str = "$.tableName") -> TableId:
+    """``tableName{namespace{catalog, schema}, name}`` → TableId (catalog is the database)."""
+    table = require_dict(value, where, path, "tableName")
+    namespace = table.get("namespace") or {}
+    namespace = require_dict(namespace, where, f"{path}.namespace", "namespace")
+    name = table.get("name")
+    if not isinstance(name, str) or not name:
+        raise InputError("tableName.name must be a non-empty string", f"{where} {path}.name")
+    return TableId(_opt_str(namespace.get("catalog")), _opt_str(namespace.get("schema")), name)
+
+
+def _opt_str(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def _text_or_null(value: Any, where: str, path: str) -> str | None:
+    if value is None or value == NULL_LITERAL:
+        return None
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool | int | float):
+        return str(value).lower() if isinstance(value, bool) else str(value)
+    raise InputError(f"expected a string value, got {json_kind(value)}", f"{where} {path}")
+
+
+def _exists_flag(value: Any, where: str, path: str) -> tuple[bool, bool]:
+    flag = EXISTS_FLAGS.get(str(value)) if isinstance(value, str | int) else None
+    if flag is None:
+        raise InputError(f"exists flag must be 0, 1, 2 or 3, got {value!r}", f"{where} {path}")
+    return flag
+
+
+def parse_change(message: Message) -> ArcionS3Change:
+    """Parse one document; raises InputError (with the JSON path) when it is malformed."""
+    where = message.where
+    doc = require_dict(message.value, where, "$", "an Arcion S3 JSON document")
+    table = parse_table_name(doc.get("tableName"), where)
+    op = OP_TYPES.get(doc.get("opType"))  # type: ignore[arg-type]
+    if op is None:
+        raise InputError(
+            f"unknown opType {doc.get('opType')!r} (expected I, U or D)", f"{where} $.opType"
+        )
+    cursor = parse_json_text(doc.get("cursor"), where, "$.cursor", "cursor")
+    before_raw = require_dict(doc.get("before") or {}, where, "$.before", "before")
+    after_raw = require_dict(doc.get("after") or {}, where, "$.after", "after")
+    exists = require_dict(doc.get("exists") or {}, where, "$.exists", "exists")
+    columns = tuple(dict.fromkeys([*exists, *after_raw, *before_raw]))
+    before: dict[str, str | None] = {}
+    after: dict[str, str | None] = {}
+    for col in columns:
+        if col not in exists:
+            raise InputError(f"column {col!r} has no exists flag", f"{where} $.exists.{col}")
+        in_before, in_after = _exists_flag(exists[col], where, f"$.exists.{col}")
+        if in_before:
+            before[col] = _text_or_null(before_raw.get(col), where, f"$.before.{col}")
+        if in_after:
+            after[col] = _text_or_null(after_raw.get(col), where, f"$.after.{col}")
+    return ArcionS3Change(
+        table=table,
+        op=op,
+        cursor=cursor,
+        before=None if op == "c" else before,
+        after=None if op == "d" else after,
+        columns=columns,
+    )
+
+
+def _image_struct(names: Iterable[str]) -> ConnectSchema:
+    return struct([primitive("string", field=n) for n in names])
+
+
+def table_name_schema() -> ConnectSchema:
+    """The ``tableName`` struct as Replicant writes it (hash codes are Java ints)."""
+    namespace = struct(
+        [
+            primitive("string", optional=True, field="catalog"),
+            primitive("string", optional=True, field="schema"),
+            primitive("int32", field="hash"),
+        ],
+        field="namespace",
+    )
+    return struct([namespace, primitive("string", field="name"), primitive("int32", field="hash")])
+
+
+class ArcionS3Json(Format):
+    """Arcion Replicant's internal CDC format for S3, JSON flavour."""
+
+    name: ClassVar[str] = "arcion-s3-json"
+    description: ClassVar[str] = (
+        "Arcion Replicant S3 JSON: tableName/opType/cursor, string images with an exists map"
+    )
+    embedded_schema: ClassVar = "no"
+
+    def detect(self, message: Message) -> bool:
+        value = message.value
+        return isinstance(value, dict) and value.keys() >= _ENVELOPE_KEYS and "exists" in value
+
+    def infer(self, messages: Iterable[Message], options: InferOptions) -> Inference:
+        types = RowTypes()
+        seen = TableSeen()
+        count = 0
+        for message in messages:
+            count += 1
+            change = parse_change(message)
+            seen.see(change.table, message.where)
+            types.declare(change.columns)
+            for image in (change.before, change.after):
+                if image:
+                    types.observe_row(image)
+        contract = build_contract(
+            fmt=self.name,
+            options=options,
+            table=seen.table,
+            fields=types.fields(options.infer_types),
+        )
+        return Inference(contract=contract, messages=count)
+
+    def derive(self, contract: Contract) -> Derived:
+        names = contract.row_schema.field_names()
+        value = struct(
+            [
+                table_name_schema().as_field("tableName"),
+                primitive("string", field="opType"),
+                primitive("string", field="cursor"),
+                _image_struct(names).as_field("before"),
+                _image_struct(names).as_field("after"),
+                _image_struct(names).as_field("exists"),
+                primitive("string", field="operationcount"),
+            ]
+        )
+        return Derived(key=None, value=value)
+
+    def validate(self, message: Message, contract: Contract) -> list[Violation]:
+        where = message.where
+        try:
+            change = parse_change(message)
+        except InputError as err:
+            return [Violation(where, path_of(err), "envelope", err.what)]
+        found: list[Violation] = []
+        if change.table != contract.table_id:
+            found.append(
+                Violation(
+                    where,
+                    "$.tableName",
+                    "envelope",
+                    f"table {change.table.qualified()} is not the contract's "
+                    f"{contract.table_id.qualified()}",
+                )
+            )
+        codec = RowCodec(contract)
+        listed = set(change.columns)
+        for name in codec.names:
+            if name not in listed:
+                found.append(
+                    Violation(
+                        where, f"$.exists.{name}", "missing-column", f"column {name!r} is missing"
+                    )
+                )
+        found += codec.check(change.before, "$.before", where, full=False)
+        found += codec.check(change.after, "$.after", where, full=False)
+        for name in change.columns:
+            if name not in codec.columns and not _in_image(name, change):
+                found.append(
+                    Violation(
+                        where,
+                        f"$.exists.{name}",
+                        "extra-column",
+                        f"column {name!r} is not in the contract",
+                    )
+                )
+        return found
+
+    def normalize(self, message: Message, contract: Contract | None = None) -> list[Normalized]:
+        change = parse_change(message)
+        codec = RowCodec(contract) if contract is not None else None
+        before = decode_located(codec, change.before, "$.before", message.where)
+        after = decode_located(codec, change.after, "$.after", message.where)
+        key = key_from(contract.key if contract else (), after, before)
+        return [
+            ChangeEvent(
+                op=change.op,
+                table=change.table,
+                key=key,
+                before=before,
+                after=after,
+                ts_ms=int_or_none(change.cursor.get("extractionTimestamp")),
+                source_ts_ms=int_or_none(change.cursor.get("timestamp")),
+                position=scalar_position(change.cursor),
+            )
+        ]
+
+
+def _in_image(name: str, change: ArcionS3Change) -> bool:
+    return name in (change.before or {}) or name in (change.after or {})
