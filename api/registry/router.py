@@ -1,0 +1,307 @@
+"""The Confluent Schema Registry REST API over a :class:`~api.registry.store.RegistryStore`.
+
+:func:`create_registry_router` returns a self-contained router: its routes answer every
+refusal in Confluent's shape (``{"error_code": 40401, "message": "..."}``) themselves, so it can
+be mounted at the root of any FastAPI app without touching the app's own error handlers.
+Subject names may contain ``/`` (sent URL-encoded), as in Confluent.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Coroutine
+from typing import Any, Final, TypeVar
+
+import orjson
+from fastapi import APIRouter, FastAPI, Request, Response
+from fastapi.exceptions import RequestValidationError
+from fastapi.routing import APIRoute
+from starlette.concurrency import run_in_threadpool
+
+from api.registry import errors as e
+from api.registry.avro import SUPPORTED_TYPES, check_request_schema
+from api.registry.errors import RegistryError
+from api.registry.store import (
+    RegistryStore,
+    StoredVersion,
+    check_level,
+    check_mode,
+    check_subject,
+    make_candidate,
+)
+
+MEDIA_TYPE: Final = "application/vnd.schemaregistry.v1+json"
+T = TypeVar("T")
+
+
+def registry_json(value: Any, status: int = 200) -> Response:
+    """A response with Confluent's media type."""
+    return Response(orjson.dumps(value), status_code=status, media_type=MEDIA_TYPE)
+
+
+def registry_error_response(err: RegistryError) -> Response:
+    return registry_json(err.to_json(), err.status)
+
+
+class RegistryRoute(APIRoute):
+    """A route that turns :class:`RegistryError` and bad requests into Confluent errors."""
+
+    def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
+        handler = super().get_route_handler()
+
+        async def guarded(request: Request) -> Response:
+            try:
+                return await handler(request)
+            except RegistryError as err:
+                return registry_error_response(err)
+            except RequestValidationError as err:
+                first = err.errors()[0] if err.errors() else {}
+                where = ".".join(str(p) for p in first.get("loc", ()))
+                text = f"{where}: {first.get('msg', 'invalid request')}".strip(": ")
+                return registry_error_response(RegistryError(e.UNPROCESSABLE, text))
+
+        return guarded
+
+
+def install_registry_error_handlers(app: FastAPI) -> None:
+    """Answer a :class:`RegistryError` raised outside the registry routes in Confluent's shape.
+
+    The registry router does not need it (its routes answer their own errors); it is for apps
+    that raise registry errors from their own code.
+    """
+
+    async def handle(_request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, RegistryError)
+        return registry_error_response(exc)
+
+    app.add_exception_handler(RegistryError, handle)
+
+
+def _flag(request: Request, name: str, default: bool = False) -> bool:
+    """A boolean query parameter; Confluent clients send ``true``, ``True`` or ``1``."""
+    raw = request.query_params.get(name)
+    if raw is None or raw == "":
+        return default
+    return raw.strip().lower() in ("true", "1", "yes")
+
+
+async def _body(request: Request) -> Any:
+    raw = await request.body()
+    if not raw.strip():
+        raise RegistryError(e.UNPROCESSABLE, "The request body is empty")
+    try:
+        return orjson.loads(raw)
+    except orjson.JSONDecodeError as err:
+        raise RegistryError(e.BAD_REQUEST, f"The request body is not JSON: {err}") from None
+
+
+def _schema_id(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise e.schema_not_found(text) from None
+
+
+def create_registry_router(store: RegistryStore) -> APIRouter:
+    """The Schema Registry API (subjects, schemas, compatibility, config, mode) at ``/``."""
+    router = APIRouter(route_class=RegistryRoute, tags=["schema registry"])
+
+    async def call(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        return await run_in_threadpool(fn, *args, **kwargs)
+
+    async def candidate_of(request: Request) -> Any:
+        body = await _body(request)
+        schema, schema_type = check_request_schema(body)
+        return await call(
+            make_candidate, schema, schema_type, body.get("metadata"), body.get("ruleSet")
+        )
+
+    # --- schemas --------------------------------------------------------------------------
+
+    @router.get("/schemas/types")
+    async def schema_types() -> Response:
+        return registry_json(list(SUPPORTED_TYPES))
+
+    @router.get("/schemas/ids/{schema_id}")
+    async def schema_by_id(schema_id: str) -> Response:
+        found = await call(store.get_schema, _schema_id(schema_id))
+        out = found.to_json()
+        out.pop("id", None)
+        return registry_json(out)
+
+    @router.get("/schemas/ids/{schema_id}/schema")
+    async def raw_schema_by_id(schema_id: str) -> Response:
+        found = await call(store.get_schema, _schema_id(schema_id))
+        return Response(found.schema, media_type=MEDIA_TYPE)
+
+    @router.get("/schemas/ids/{schema_id}/subjects")
+    async def subjects_of_schema(schema_id: str, request: Request) -> Response:
+        pairs = await call(
+            store.schema_versions,
+            _schema_id(schema_id),
+            request.query_params.get("subject"),
+            _flag(request, "deleted"),
+        )
+        return registry_json(sorted({s for s, _ in pairs}))
+
+    @router.get("/schemas/ids/{schema_id}/versions")
+    async def versions_of_schema(schema_id: str, request: Request) -> Response:
+        pairs = await call(
+            store.schema_versions,
+            _schema_id(schema_id),
+            request.query_params.get("subject"),
+            _flag(request, "deleted"),
+        )
+        return registry_json([{"subject": s, "version": v} for s, v in pairs])
+
+    @router.get("/schemas/guids/{guid}")
+    async def schema_by_guid(guid: str) -> Response:
+        found = await call(store.get_schema_by_guid, guid)
+        return registry_json(found.to_json())
+
+    # --- subjects (most specific paths first: subject names may contain '/') ----------------
+
+    @router.get("/subjects")
+    async def list_subjects(request: Request) -> Response:
+        names = await call(
+            store.subjects,
+            request.query_params.get("subjectPrefix"),
+            _flag(request, "deleted"),
+            _flag(request, "deleted_only") or _flag(request, "deletedOnly"),
+        )
+        return registry_json(names)
+
+    @router.post("/compatibility/subjects/{subject:path}/versions/{version}")
+    async def compatibility_with_version(subject: str, version: str, request: Request) -> Response:
+        candidate = await candidate_of(request)
+        ok, messages = await call(store.test_compatibility, subject, candidate, version)
+        return registry_json(_compat_answer(ok, messages, _flag(request, "verbose")))
+
+    @router.post("/compatibility/subjects/{subject:path}/versions")
+    async def compatibility_with_all(subject: str, request: Request) -> Response:
+        candidate = await candidate_of(request)
+        ok, messages = await call(store.test_compatibility, subject, candidate, None)
+        return registry_json(_compat_answer(ok, messages, _flag(request, "verbose")))
+
+    @router.get("/subjects/{subject:path}/versions/{version}/schema")
+    async def raw_schema_of_version(subject: str, version: str, request: Request) -> Response:
+        found = await call(store.get_version, subject, version, _flag(request, "deleted"))
+        return Response(found.schema, media_type=MEDIA_TYPE)
+
+    @router.get("/subjects/{subject:path}/versions/{version}/referencedby")
+    async def referenced_by(subject: str, version: str, request: Request) -> Response:
+        await call(store.get_version, subject, version, _flag(request, "deleted"))
+        return registry_json([])  # schema references are not supported, so nothing refers
+
+    @router.get("/subjects/{subject:path}/versions/{version}")
+    async def get_version(subject: str, version: str, request: Request) -> Response:
+        found: StoredVersion = await call(
+            store.get_version, subject, version, _flag(request, "deleted")
+        )
+        return registry_json(found.to_json())
+
+    @router.delete("/subjects/{subject:path}/versions/{version}")
+    async def delete_version(subject: str, version: str, request: Request) -> Response:
+        deleted = await call(store.delete_version, subject, version, _flag(request, "permanent"))
+        return registry_json(deleted)
+
+    @router.get("/subjects/{subject:path}/versions")
+    async def list_versions(subject: str, request: Request) -> Response:
+        return registry_json(await call(store.versions, subject, _flag(request, "deleted")))
+
+    @router.post("/subjects/{subject:path}/versions")
+    async def register(subject: str, request: Request) -> Response:
+        check_subject(subject)
+        candidate = await candidate_of(request)
+        found = await call(store.register, subject, candidate)
+        return registry_json({"id": found.schema_id, "version": found.version, "guid": found.guid})
+
+    @router.post("/subjects/{subject:path}")
+    async def lookup(subject: str, request: Request) -> Response:
+        candidate = await candidate_of(request)
+        found = await call(store.lookup, subject, candidate, _flag(request, "deleted"))
+        return registry_json(found.to_json())
+
+    @router.delete("/subjects/{subject:path}")
+    async def delete_subject(subject: str, request: Request) -> Response:
+        versions = await call(store.delete_subject, subject, _flag(request, "permanent"))
+        return registry_json(versions)
+
+    # --- config ---------------------------------------------------------------------------
+
+    @router.get("/config")
+    async def get_global_config() -> Response:
+        return registry_json({"compatibilityLevel": await call(store.get_compatibility)})
+
+    @router.put("/config")
+    async def put_global_config(request: Request) -> Response:
+        level = await call(store.set_compatibility, _level_of(await _body(request)))
+        return registry_json({"compatibility": level})
+
+    @router.delete("/config")
+    async def delete_global_config() -> Response:
+        level = await call(store.delete_compatibility)
+        return registry_json({"compatibilityLevel": level})
+
+    @router.get("/config/{subject:path}")
+    async def get_subject_config(subject: str, request: Request) -> Response:
+        level = await call(store.get_compatibility, subject, _flag(request, "defaultToGlobal"))
+        return registry_json({"compatibilityLevel": level})
+
+    @router.put("/config/{subject:path}")
+    async def put_subject_config(subject: str, request: Request) -> Response:
+        check_subject(subject)
+        level = await call(store.set_compatibility, _level_of(await _body(request)), subject)
+        return registry_json({"compatibility": level})
+
+    @router.delete("/config/{subject:path}")
+    async def delete_subject_config(subject: str) -> Response:
+        level = await call(store.delete_compatibility, subject)
+        return registry_json({"compatibilityLevel": level})
+
+    # --- mode -----------------------------------------------------------------------------
+
+    @router.get("/mode")
+    async def get_global_mode() -> Response:
+        return registry_json({"mode": await call(store.get_mode)})
+
+    @router.put("/mode")
+    async def put_global_mode(request: Request) -> Response:
+        mode = await call(store.set_mode, _mode_of(await _body(request)))
+        return registry_json({"mode": mode})
+
+    @router.get("/mode/{subject:path}")
+    async def get_subject_mode(subject: str, request: Request) -> Response:
+        mode = await call(store.get_mode, subject, _flag(request, "defaultToGlobal"))
+        return registry_json({"mode": mode})
+
+    @router.put("/mode/{subject:path}")
+    async def put_subject_mode(subject: str, request: Request) -> Response:
+        check_subject(subject)
+        mode = await call(store.set_mode, _mode_of(await _body(request)), subject)
+        return registry_json({"mode": mode})
+
+    @router.delete("/mode/{subject:path}")
+    async def delete_subject_mode(subject: str) -> Response:
+        return registry_json({"mode": await call(store.delete_mode, subject)})
+
+    return router
+
+
+def _compat_answer(ok: bool, messages: list[str], verbose: bool) -> dict[str, Any]:
+    out: dict[str, Any] = {"is_compatible": ok}
+    if verbose:
+        out["messages"] = messages
+    return out
+
+
+def _level_of(body: Any) -> Any:
+    if not isinstance(body, dict):
+        raise e.invalid_compatibility(body)
+    level = body.get("compatibility", body.get("compatibilityLevel"))
+    return check_level(level)
+
+
+def _mode_of(body: Any) -> Any:
+    if not isinstance(body, dict):
+        return check_mode(body)
+    return check_mode(body.get("mode"))
