@@ -49,7 +49,8 @@ __all__ = [
 class Incompatibility:
     """One reason a reader cannot read a writer's data.
 
-    ``location`` is a dotted path of record and field names (``Envelope.after.amount``);
+    ``location`` is a dotted path of field names from the root record (``after.amount``;
+    empty for the root itself, ``[]`` marks array items and ``{value}`` map values);
     ``kind`` is the Avro checker's incompatibility type (``type_mismatch``,
     ``reader_field_missing_default_value``, ``missing_union_branch``, ``name_mismatch``,
     ``fixed_size_mismatch``, ``missing_enum_symbols``); ``reader``/``writer`` describe the two
@@ -168,16 +169,8 @@ def reader_writer_problems(
     top = checker.get_compatibility(reader, writer)
     if top.compatibility is not SchemaCompatibilityType.incompatible:
         return []
-    found = list(_Explainer(checker).explain(reader, writer, _root_name(reader, writer), set()))
+    found = list(_Explainer(checker).explain(reader, writer, "", set()))
     return found or _fallback(top)
-
-
-def _root_name(reader: avro.schema.Schema, writer: avro.schema.Schema) -> str:
-    for s in (reader, writer):
-        name = getattr(s, "name", None)
-        if isinstance(name, str):
-            return name
-    return ""
 
 
 def _fallback(result: SchemaCompatibilityResult) -> list[Incompatibility]:

@@ -1,0 +1,178 @@
+"""Loading diff sides from files or parsed JSON, auto-detecting what they are.
+
+A side may be a contract file (YAML or JSON), an Avro schema (``.avsc`` or JSON), a Connect
+schema (JSON), or messages carrying an embedded Connect schema (the first message is used;
+kcat ``-J`` records contribute the key's schema too).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any, Final
+
+import orjson
+
+from contracts.contract import Contract, parse_contract
+from contracts.diff.side import Side
+from contracts.errors import InputError, SchemaError
+from contracts.formats.base import Message
+from contracts.io import read_json_messages
+from contracts.schema import CONNECT_TYPES, json_kind, parse_connect
+
+__all__ = ["detect_kind", "load_side", "load_side_obj"]
+
+_CONTRACT_SUFFIXES: Final = frozenset({".yaml", ".yml"})
+_AVRO_SUFFIXES: Final = frozenset({".avsc"})
+_AVRO_TYPES: Final = frozenset(
+    {"record", "enum", "fixed", "array", "map", "null", "boolean", "int", "long", "float"}
+    | {"double", "bytes", "string"}
+)
+_CONNECT_ONLY: Final = frozenset({"struct", "int8", "int16", "int32", "int64"})
+_CONTRACT_KEYS: Final = frozenset({"name", "format", "table", "columns"})
+
+
+def load_side(path: str | Path) -> Side:
+    """A diff side from a file: contract, ``.avsc``, Connect schema JSON, or messages."""
+    p = Path(path)
+    if not p.is_file():
+        raise InputError("no such file" if not p.exists() else "not a file", str(p))
+    if p.suffix.lower() in _CONTRACT_SUFFIXES:
+        return _contract_side(_read_text(p), str(p), p)
+    if p.suffix.lower() in _AVRO_SUFFIXES:
+        return Side.of_avro(_read_json(p), str(p))
+    first = next(iter(read_json_messages(p)), None)
+    if first is None:
+        raise InputError("the file holds no JSON document", str(p))
+    if _looks_like(first.value) == "message":
+        return _message_side(first, str(p))
+    return dataclasses.replace(load_side_obj(first.value, str(p)), path=str(p))
+
+
+def load_side_obj(obj: Any, source: str = "input") -> Side:
+    """A diff side from an already-parsed JSON value (or contract YAML text)."""
+    if isinstance(obj, str) and "\n" in obj:
+        return _contract_side(obj, source, None)
+    kind = _looks_like(obj)
+    loader = _LOADERS.get(kind)
+    if loader is None:
+        raise InputError(
+            f"cannot tell what {json_kind(obj)} is: expected a contract, an Avro schema, a "
+            "Connect schema or a message with an embedded schema",
+            source,
+        )
+    return loader(obj, source)
+
+
+def detect_kind(obj: Any) -> str | None:
+    """``contract``, ``avro``, ``connect``, ``message`` or None for a parsed JSON value."""
+    return _looks_like(obj)
+
+
+# --- detection --------------------------------------------------------------------------------
+
+
+def _looks_like(obj: Any) -> str | None:
+    if isinstance(obj, list):
+        return "avro"  # a union
+    if isinstance(obj, str):
+        return "avro" if obj in _AVRO_TYPES else None
+    if not isinstance(obj, dict):
+        return None
+    if obj.keys() >= _CONTRACT_KEYS:
+        return "contract"
+    if "payload" in obj and "schema" in obj:
+        return "message"
+    type_ = obj.get("type")
+    if isinstance(type_, dict | list):
+        return "avro"
+    if not isinstance(type_, str):
+        return None
+    if type_ in _CONNECT_ONLY or "optional" in obj or "field" in obj:
+        return "connect"
+    fields = obj.get("fields")
+    if isinstance(fields, list) and fields and isinstance(fields[0], dict):
+        return "connect" if "field" in fields[0] else "avro"
+    if type_ in _AVRO_TYPES:
+        return "avro"
+    return "connect" if type_ in CONNECT_TYPES else None
+
+
+# --- loaders ----------------------------------------------------------------------------------
+
+
+def _contract_obj(obj: Any, source: str) -> Side:
+    try:
+        text = orjson.dumps(obj).decode()
+    except TypeError as err:
+        raise InputError(f"contract is not JSON-able: {err}", source) from None
+    return _contract_side(text, source, None)
+
+
+def _contract_side(text: str, source: str, path: Path | None) -> Side:
+    contract: Contract = parse_contract(text, source)
+    side = Side.of_contract(contract, source)
+    return dataclasses.replace(side, path=str(path)) if path is not None else side
+
+
+def _avro_obj(obj: Any, source: str) -> Side:
+    from contracts.diff.compat import parse_avro
+
+    parse_avro(obj, source)  # fail early, with the source named
+    return Side.of_avro(obj, source)
+
+
+def _connect_obj(obj: Any, source: str) -> Side:
+    try:
+        return Side.of_connect(parse_connect(obj), source)
+    except SchemaError as err:
+        raise err.located(source) from None
+
+
+def _message_obj(obj: Any, source: str) -> Side:
+    return _message_side(Message(value=obj, where=source), source)
+
+
+def _message_side(message: Message, source: str) -> Side:
+    value = _embedded(message.value, f"{message.where} $.schema")
+    key = _embedded(message.key, f"{message.where} key $.schema") if message.has_key else None
+    return Side.of_message(value, key, message.has_key and key is not None, source)
+
+
+def _embedded(doc: Any, where: str) -> Any:
+    if not isinstance(doc, dict) or not isinstance(doc.get("schema"), dict):
+        raise InputError(
+            "the message carries no embedded schema (is the converter's schemas.enable off?)",
+            where,
+        )
+    try:
+        return parse_connect(doc["schema"], "$.schema")
+    except SchemaError as err:
+        raise err.located(where) from None
+
+
+_LOADERS: Final[Mapping[str | None, Callable[[Any, str], Side]]] = {
+    "contract": _contract_obj,
+    "avro": _avro_obj,
+    "connect": _connect_obj,
+    "message": _message_obj,
+}
+
+
+# --- reading ----------------------------------------------------------------------------------
+
+
+def _read_text(p: Path) -> str:
+    try:
+        return p.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise InputError("file is not UTF-8 text", str(p)) from None
+
+
+def _read_json(p: Path) -> Any:
+    try:
+        return orjson.loads(p.read_bytes())
+    except orjson.JSONDecodeError as err:
+        line = getattr(err, "lineno", 1) or 1
+        raise InputError(f"malformed JSON: {str(err).split(':')[0]}", f"{p}:{line}") from None
