@@ -475,17 +475,35 @@ def _decode_native(value: Any, schema: ConnectSchema) -> Any:
 # --- row images against a contract ------------------------------------------------------------
 
 
+_CODECS: dict[tuple[int, int], tuple[Contract, RowCodec]] = {}
+
+
 class RowCodec:
     """A contract's columns, ready to decode or check row images (one per contract)."""
 
-    __slots__ = ("columns", "names", "table")
+    __slots__ = ("columns", "lenient", "names", "table")
 
-    def __init__(self, contract: Contract, table: Mapping[str, TextDecoder] = TEXT_DECODERS):
-        self.columns: dict[str, ConnectSchema] = {
-            f.field or "": f for f in contract.row_schema.fields or ()
-        }
+    def __init__(
+        self,
+        fields: Iterable[ConnectSchema],
+        table: Mapping[str, TextDecoder] = TEXT_DECODERS,
+        lenient: bool = False,
+    ) -> None:
+        self.columns: dict[str, ConnectSchema] = {f.field or "": f for f in fields}
         self.names = list(self.columns)
         self.table = table
+        self.lenient = lenient
+
+    @classmethod
+    def of(cls, contract: Contract, table: Mapping[str, TextDecoder] = TEXT_DECODERS) -> RowCodec:
+        """The codec of a contract's columns (cached per contract and decoder table)."""
+        key = (id(contract), id(table))
+        found = _CODECS.get(key)
+        if found is None or found[0] is not contract:
+            if len(_CODECS) > 64:
+                _CODECS.clear()
+            found = _CODECS[key] = (contract, cls(contract.row_schema.fields or (), table))
+        return found[1]
 
     def decode(self, image: Mapping[str, Any] | None, path: str) -> dict[str, Any] | None:
         """Typed values of an image; unknown columns and bad values raise DecodeError."""
@@ -496,6 +514,9 @@ class RowCodec:
             schema = self.columns.get(name)
             where = f"{path}.{name}"
             if schema is None:
+                if self.lenient:
+                    out[name] = value
+                    continue
                 raise DecodeError(f"column {name!r} is not in the contract", where)
             out[name] = self._one(value, schema, where)
         return out

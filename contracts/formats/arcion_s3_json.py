@@ -222,7 +222,7 @@ class ArcionS3Json(Format):
                     f"{contract.table_id.qualified()}",
                 )
             )
-        codec = RowCodec(contract)
+        codec = RowCodec.of(contract)
         listed = set(change.columns)
         for name in codec.names:
             if name not in listed:
@@ -247,7 +247,7 @@ class ArcionS3Json(Format):
 
     def normalize(self, message: Message, contract: Contract | None = None) -> list[Normalized]:
         change = parse_change(message)
-        codec = RowCodec(contract) if contract is not None else None
+        codec = RowCodec.of(contract) if contract is not None else None
         before = decode_located(codec, change.before, "$.before", message.where)
         after = decode_located(codec, change.after, "$.after", message.where)
         key = key_from(contract.key if contract else (), after, before)

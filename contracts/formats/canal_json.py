@@ -1,0 +1,705 @@
+"""``canal-json``: Alibaba Canal's FlatMessage (also written by DTS and read by Flink).
+
+One message carries one statement's rows::
+
+    {"data": [{col: "<text>" | null}, ...], "old": [{changed col: "<old text>"}, ...] | null,
+     "database", "table", "type": "INSERT" | "UPDATE" | "DELETE" | <DDL type>, "isDdl",
+     "mysqlType": {col: "bigint(20) unsigned"}, "sqlType": {col: <java.sql.Types code>},
+     "pkNames": [...], "es": <binlog ms>, "ts": <processing ms>, "id", "sql"}
+
+Every value is text; the column types come from ``mysqlType`` (falling back to ``sqlType``).
+Each element of ``data`` is one row change; on UPDATE, ``before`` is ``old`` overlaid on
+``data``. DELETE comes in two conventions: rows in ``data`` (current, as open-source Canal) or,
+for DTS change-tracking instances created before 2022-03-20, rows in ``old`` with ``data`` null.
+DDL messages (``isDdl: true``) are control records, never row changes.
+
+The two tables a Spark job needs to mirror are :data:`MYSQL_TYPES` (type mapping) and
+:func:`canal_text_decoders` / :func:`decode_canal_value` (text → typed value).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+import zoneinfo
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any, ClassVar, Final
+
+from contracts.contract import Contract
+from contracts.errors import DecodeError, InputError
+from contracts.events import ChangeEvent, ControlRecord, Normalized, Op, TableId
+from contracts.formats._typing import (
+    DATE_NAME,
+    ENUM_NAME,
+    ENUM_SET_NAME,
+    JSON_NAME,
+    MICRO_TIME_NAME,
+    TEXT_DECODERS,
+    YEAR_NAME,
+    ZONED_TIMESTAMP_NAME,
+    RowCodec,
+    RowTypes,
+    TableSeen,
+    TextDecoder,
+    build_contract,
+    decimal_schema,
+    decode_located,
+    decode_text,
+    key_from,
+    logical,
+    parse_timestamp_text,
+    path_of,
+    timestamp_schema,
+)
+from contracts.formats.base import (
+    Derived,
+    Format,
+    Inference,
+    InferOptions,
+    Message,
+    SchemaVersionSeen,
+    Violation,
+    require_dict,
+)
+from contracts.schema import ConnectSchema, json_kind, primitive, struct
+
+#: Canal ``type`` of a row change → canonical op (DDL types are recognized by ``isDdl``).
+CANAL_TYPES: Final[Mapping[str, Op]] = {
+    "INSERT": "c",
+    "UPDATE": "u",
+    "DELETE": "d",
+    "TRUNCATE": "t",
+}
+
+# --- type mapping -----------------------------------------------------------------------------
+
+TypeBuilder = Callable[[list[str], bool], ConnectSchema]
+
+
+def _p(type_: str) -> TypeBuilder:
+    return lambda _args, _unsigned: primitive(type_)
+
+
+def _signed_or(signed: str, unsigned: str) -> TypeBuilder:
+    return lambda _args, is_unsigned: primitive(unsigned if is_unsigned else signed)
+
+
+def _tinyint(args: list[str], unsigned: bool) -> ConnectSchema:
+    if args == ["1"]:
+        return primitive("boolean")
+    return primitive("int16")
+
+
+def _bigint(_args: list[str], unsigned: bool) -> ConnectSchema:
+    return decimal_schema(20, 0) if unsigned else primitive("int64")
+
+
+def _bit(args: list[str], _unsigned: bool) -> ConnectSchema:
+    return primitive("boolean") if args in ([], ["1"]) else primitive("int64")
+
+
+def _decimal(args: list[str], _unsigned: bool) -> ConnectSchema:
+    precision = int(args[0]) if args and args[0].isdigit() else 10
+    scale = int(args[1]) if len(args) > 1 and args[1].isdigit() else 0
+    return decimal_schema(precision, scale)
+
+
+def _fsp(args: list[str]) -> int:
+    return int(args[0]) if args and args[0].isdigit() else 0
+
+
+def _datetime(args: list[str], _unsigned: bool) -> ConnectSchema:
+    return timestamp_schema(_fsp(args))
+
+
+def _allowed(name: str) -> TypeBuilder:
+    def build(args: list[str], _unsigned: bool) -> ConnectSchema:
+        allowed = ",".join(a.strip().strip("'") for a in args)
+        return primitive("string", name=name, version=1, parameters={"allowed": allowed})
+
+    return build
+
+
+#: mysqlType base name → Connect schema builder (args of ``name(args)``, unsigned flag).
+#: datetime is a wall-clock value (Debezium's Timestamp/MicroTimestamp); timestamp is an
+#: instant (ZonedTimestamp), read in the contract's ``time_zone`` option (default UTC).
+MYSQL_TYPES: Final[Mapping[str, TypeBuilder]] = {
+    "bit": _bit,
+    "bool": _p("boolean"),
+    "boolean": _p("boolean"),
+    "tinyint": _tinyint,
+    "smallint": _signed_or("int16", "int32"),
+    "mediumint": _p("int32"),
+    "int": _signed_or("int32", "int64"),
+    "integer": _signed_or("int32", "int64"),
+    "bigint": _bigint,
+    "float": _p("float"),
+    "double": _p("double"),
+    "real": _p("double"),
+    "decimal": _decimal,
+    "numeric": _decimal,
+    "dec": _decimal,
+    "fixed": _decimal,
+    "date": lambda _a, _u: logical("int32", DATE_NAME),
+    "datetime": _datetime,
+    "timestamp": lambda _a, _u: logical("string", ZONED_TIMESTAMP_NAME),
+    "time": lambda _a, _u: logical("int64", MICRO_TIME_NAME),
+    "year": lambda _a, _u: logical("int32", YEAR_NAME),
+    "char": _p("string"),
+    "varchar": _p("string"),
+    "tinytext": _p("string"),
+    "text": _p("string"),
+    "mediumtext": _p("string"),
+    "longtext": _p("string"),
+    "binary": _p("bytes"),
+    "varbinary": _p("bytes"),
+    "tinyblob": _p("bytes"),
+    "blob": _p("bytes"),
+    "mediumblob": _p("bytes"),
+    "longblob": _p("bytes"),
+    "json": lambda _a, _u: logical("string", JSON_NAME),
+    "enum": _allowed(ENUM_NAME),
+    "set": _allowed(ENUM_SET_NAME),
+    "geometry": _p("bytes"),
+    "point": _p("bytes"),
+    "linestring": _p("bytes"),
+    "polygon": _p("bytes"),
+}
+
+#: java.sql.Types code → Connect schema, used when ``mysqlType`` lacks a column.
+SQL_TYPES: Final[Mapping[int, ConnectSchema]] = {
+    -7: primitive("boolean"),  # BIT
+    16: primitive("boolean"),  # BOOLEAN
+    -6: primitive("int16"),  # TINYINT
+    5: primitive("int16"),  # SMALLINT
+    4: primitive("int32"),  # INTEGER
+    -5: primitive("int64"),  # BIGINT
+    7: primitive("float"),  # REAL
+    6: primitive("double"),  # FLOAT (JDBC FLOAT is double precision)
+    8: primitive("double"),  # DOUBLE
+    1: primitive("string"),  # CHAR
+    12: primitive("string"),  # VARCHAR
+    -1: primitive("string"),  # LONGVARCHAR
+    -15: primitive("string"),  # NCHAR
+    -9: primitive("string"),  # NVARCHAR
+    -16: primitive("string"),  # LONGNVARCHAR
+    2005: primitive("string"),  # CLOB
+    91: logical("int32", DATE_NAME),  # DATE
+    92: logical("int64", MICRO_TIME_NAME),  # TIME
+    93: timestamp_schema(6),  # TIMESTAMP (no zone in JDBC's sense)
+    2014: logical("string", ZONED_TIMESTAMP_NAME),  # TIMESTAMP_WITH_TIMEZONE
+    -2: primitive("bytes"),  # BINARY
+    -3: primitive("bytes"),  # VARBINARY
+    -4: primitive("bytes"),  # LONGVARBINARY
+    2004: primitive("bytes"),  # BLOB
+}
+#: NUMERIC / DECIMAL: scale and precision are not in the code; taken from observed values.
+SQL_DECIMAL_CODES: Final = frozenset({2, 3})
+
+_MYSQL_TYPE_RE: Final = re.compile(
+    r"\s*([A-Za-z ]+?)\s*(?:\((.*)\))?\s*((?:unsigned|zerofill|\s)*)$", re.I
+)
+
+
+def mysql_type_schema(text: str) -> ConnectSchema | None:
+    """The Connect schema for a Canal ``mysqlType`` string (None: not a known MySQL type)."""
+    match = _MYSQL_TYPE_RE.fullmatch(text)
+    if match is None:
+        return None
+    base = " ".join(match.group(1).lower().split())
+    base = {"double precision": "double"}.get(base, base)
+    builder = MYSQL_TYPES.get(base)
+    if builder is None:
+        return None
+    args = _split_args(match.group(2) or "")
+    return builder(args, "unsigned" in match.group(3).lower())
+
+
+def _split_args(text: str) -> list[str]:
+    if not text.strip():
+        return []
+    return [a.strip() for a in re.findall(r"'(?:[^']|'')*'|[^,]+", text)]
+
+
+def column_schema(
+    mysql_type: str | None, sql_type: Any, observed: ConnectSchema | None = None
+) -> ConnectSchema | None:
+    """A column's schema from ``mysqlType``, else ``sqlType`` (decimals take observed scale)."""
+    if mysql_type is not None:
+        found = mysql_type_schema(mysql_type)
+        if found is not None:
+            return found
+    if isinstance(sql_type, int) and not isinstance(sql_type, bool):
+        if sql_type in SQL_DECIMAL_CODES:
+            if observed is not None and observed.name == decimal_schema(None, 0).name:
+                return observed
+            return decimal_schema(None, 0)
+        return SQL_TYPES.get(sql_type)
+    return None
+
+
+# --- text decoding ----------------------------------------------------------------------------
+
+_CANAL_BOOLEANS: Final = {"1": True, "0": False, "true": True, "false": False}
+
+
+def _canal_bool(text: str, _schema: ConnectSchema) -> bool:
+    found = _CANAL_BOOLEANS.get(text.strip().lower())
+    if found is None:
+        raise DecodeError(f"{text!r} is not a boolean (1/0/true/false)")
+    return found
+
+
+def _canal_bytes(text: str, _schema: ConnectSchema) -> bytes:
+    # Canal writes binary columns as ISO-8859-1 text: one character per byte.
+    try:
+        return text.encode("latin-1")
+    except UnicodeEncodeError:
+        raise DecodeError("binary text has characters beyond ISO-8859-1") from None
+
+
+_ZERO_DATE: Final = re.compile(r"0000-00-00")
+
+
+def _zero_or(decode: TextDecoder) -> TextDecoder:
+    """MySQL zero dates ('0000-00-00 ...') decode to None, as Debezium does."""
+
+    def wrapped(text: str, schema: ConnectSchema) -> Any:
+        if _ZERO_DATE.match(text):
+            return None
+        return decode(text, schema)
+
+    return wrapped
+
+
+def _zoned_in(zone: dt.tzinfo) -> TextDecoder:
+    def decode(text: str, _schema: ConnectSchema) -> dt.datetime:
+        try:
+            parsed = parse_timestamp_text(text.strip())
+        except ValueError:
+            raise DecodeError(f"{text!r} is not a timestamp (yyyy-MM-dd HH:mm:ss[.f])") from None
+        if parsed.tzinfo is None:
+            parsed = parsed.replace(tzinfo=zone)
+        return parsed.astimezone(dt.UTC)
+
+    return decode
+
+
+@lru_cache(maxsize=16)
+def canal_text_decoders(time_zone: str = "UTC") -> Mapping[str, TextDecoder]:
+    """The text → value table for Canal: the shared table plus Canal's conventions.
+
+    Booleans may be ``1``/``0``; binary is ISO-8859-1 text; zero dates are None; MySQL
+    ``timestamp`` text is local time in ``time_zone``, decoded to a UTC instant.
+    """
+    zone = dt.UTC if time_zone == "UTC" else zoneinfo.ZoneInfo(time_zone)
+    table = dict(TEXT_DECODERS)
+    table["boolean"] = _canal_bool
+    table["bytes"] = _canal_bytes
+    for name in (DATE_NAME, "io.debezium.time.Timestamp", "io.debezium.time.MicroTimestamp"):
+        table[name] = _zero_or(TEXT_DECODERS[name])
+    table[ZONED_TIMESTAMP_NAME] = _zero_or(_zoned_in(zone))
+    return table
+
+
+def decode_canal_value(text: str | None, schema: ConnectSchema, time_zone: str = "UTC") -> Any:
+    """One Canal text value → the Python value of its Connect type (None stays None)."""
+    if text is None:
+        return None
+    return decode_text(text, schema, canal_text_decoders(time_zone))
+
+
+# --- envelope ---------------------------------------------------------------------------------
+
+Image = dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class CanalMessage:
+    """One parsed FlatMessage; ``rows`` holds (before, after) per row (empty for DDL)."""
+
+    table: TableId
+    type: str
+    is_ddl: bool
+    op: Op | None
+    rows: tuple[tuple[Image | None, Image | None], ...]
+    mysql_type: dict[str, str]
+    sql_type: dict[str, Any]
+    pk_names: tuple[str, ...]
+    es: int | None
+    ts: int | None
+    id: Any
+    sql: str
+    delete_image: str | None
+
+
+def _rows(doc: dict[str, Any], key: str, where: str) -> list[Image] | None:
+    value = doc.get(key)
+    if value is None:
+        return None
+    if not isinstance(value, list):
+        raise InputError(
+            f"{key} must be an array of rows, got {json_kind(value)}", f"{where} $.{key}"
+        )
+    return [require_dict(r, where, f"$.{key}[{i}]", "a row") for i, r in enumerate(value)]
+
+
+def _str_map(doc: dict[str, Any], key: str, where: str) -> dict[str, Any]:
+    value = doc.get(key)
+    if value is None:
+        return {}
+    return require_dict(value, where, f"$.{key}", key)
+
+
+def _int_field(doc: dict[str, Any], key: str, where: str) -> int | None:
+    value = doc.get(key)
+    if value is None:
+        return None
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    raise InputError(f"{key} must be an integer, got {json_kind(value)}", f"{where} $.{key}")
+
+
+def parse_canal(message: Message) -> CanalMessage:
+    """Parse one FlatMessage; raises InputError (with the JSON path) when it is malformed."""
+    where = message.where
+    doc = require_dict(message.value, where, "$", "a Canal FlatMessage")
+    is_ddl = doc.get("isDdl")
+    if not isinstance(is_ddl, bool):
+        raise InputError("isDdl must be true or false", f"{where} $.isDdl")
+    type_ = doc.get("type")
+    if not isinstance(type_, str):
+        raise InputError("type must be a string", f"{where} $.type")
+    table = TableId(_opt_str(doc.get("database")), None, _opt_str(doc.get("table")))
+    op: Op | None = None
+    rows: list[tuple[Image | None, Image | None]] = []
+    delete_image = None
+    if not is_ddl:
+        op = CANAL_TYPES.get(type_)
+        if op is None:
+            raise InputError(
+                f"unknown type {type_!r} (expected {', '.join(CANAL_TYPES)} or a DDL)",
+                f"{where} $.type",
+            )
+        rows, delete_image = _row_pairs(
+            op, _rows(doc, "data", where), _rows(doc, "old", where), where
+        )
+    pk = doc.get("pkNames") or []
+    if not isinstance(pk, list) or not all(isinstance(k, str) for k in pk):
+        raise InputError("pkNames must be an array of column names", f"{where} $.pkNames")
+    sql = doc.get("sql")
+    return CanalMessage(
+        table=table,
+        type=type_,
+        is_ddl=is_ddl,
+        op=op,
+        rows=tuple(rows),
+        mysql_type={k: str(v) for k, v in _str_map(doc, "mysqlType", where).items()},
+        sql_type=_str_map(doc, "sqlType", where),
+        pk_names=tuple(pk),
+        es=_int_field(doc, "es", where),
+        ts=_int_field(doc, "ts", where),
+        id=doc.get("id"),
+        sql=sql if isinstance(sql, str) else "",
+        delete_image=delete_image,
+    )
+
+
+def _opt_str(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def _row_pairs(
+    op: Op, data: list[Image] | None, old: list[Image] | None, where: str
+) -> tuple[list[tuple[Image | None, Image | None]], str | None]:
+    if op == "d":
+        if data:
+            return [(row, None) for row in data], "data"
+        if old:
+            return [(row, None) for row in old], "old"
+        raise InputError(
+            "a DELETE needs its rows in data (or, before 2022, old)", f"{where} $.data"
+        )
+    if data is None:
+        raise InputError(
+            f"an {'UPDATE' if op == 'u' else 'INSERT'} needs data rows", f"{where} $.data"
+        )
+    if op == "u":
+        if old is not None and len(old) != len(data):
+            raise InputError(f"old has {len(old)} rows but data has {len(data)}", f"{where} $.old")
+        olds = old or [{} for _ in data]
+        return [({**row, **prev}, row) for row, prev in zip(data, olds, strict=True)], None
+    return [(None, row) for row in data], None
+
+
+# --- the format -------------------------------------------------------------------------------
+
+
+def _signature(msg: CanalMessage) -> tuple[tuple[str, str], ...]:
+    return tuple(msg.mysql_type.items())
+
+
+class CanalJson(Format):
+    """Alibaba Canal FlatMessage JSON."""
+
+    name: ClassVar[str] = "canal-json"
+    description: ClassVar[str] = (
+        "Alibaba Canal FlatMessage: rows as text in data/old, types in mysqlType/sqlType"
+    )
+    embedded_schema: ClassVar = "no"
+
+    def detect(self, message: Message) -> bool:
+        value = message.value
+        return (
+            isinstance(value, dict)
+            and isinstance(value.get("isDdl"), bool)
+            and {"type", "table", "database"} <= value.keys()
+            and ("data" in value or "sql" in value)
+        )
+
+    def infer(self, messages: Iterable[Message], options: InferOptions) -> Inference:
+        types = RowTypes()
+        seen = TableSeen()
+        versions: dict[tuple[tuple[str, str], ...], list[Any]] = {}
+        latest: CanalMessage | None = None
+        count = 0
+        ddl = 0
+        delete_images: set[str] = set()
+        for message in messages:
+            count += 1
+            msg = parse_canal(message)
+            if msg.is_ddl:
+                ddl += 1
+                continue
+            seen.see(msg.table, message.where)
+            types.declare(msg.mysql_type)
+            for before, after in msg.rows:
+                for image in (before, after):
+                    if image:
+                        types.observe_row(image)
+            sig = _signature(msg)
+            entry = versions.setdefault(sig, [len(versions) + 1, message.where, 0])
+            entry[2] += 1
+            latest = msg
+            if msg.delete_image:
+                delete_images.add(msg.delete_image)
+        if latest is None:
+            raise InputError("no row changes in the sample: nothing to infer columns from")
+        fields, warnings = self._fields(types, latest, options.infer_types)
+        fmt_options: dict[str, Any] = {"mysql_types": dict(latest.mysql_type)}
+        if any(f.name == ZONED_TIMESTAMP_NAME for f in fields):
+            fmt_options["time_zone"] = "UTC"
+        if delete_images:
+            fmt_options["delete_image"] = "/".join(sorted(delete_images))
+        contract = build_contract(
+            fmt=self.name,
+            options=options,
+            table=seen.table,
+            fields=fields,
+            key=[k for k in latest.pk_names if k in types.columns],
+            format_options=fmt_options,
+        )
+        history = tuple(
+            SchemaVersionSeen(
+                version=v[0], first_seen=v[1], messages=v[2], columns=tuple(k for k, _ in sig)
+            )
+            for sig, v in versions.items()
+        )
+        return Inference(
+            contract=contract,
+            messages=count,
+            history=history if len(history) > 1 else (),
+            controls={"ddl": ddl} if ddl else {},
+            warnings=tuple(warnings),
+        )
+
+    def _fields(
+        self, types: RowTypes, latest: CanalMessage, infer_types: bool
+    ) -> tuple[list[ConnectSchema], list[str]]:
+        pk = set(latest.pk_names)
+        names = [*latest.mysql_type, *(n for n in types.columns if n not in latest.mysql_type)]
+        out: list[ConnectSchema] = []
+        warnings: list[str] = []
+        for name in names:
+            summary = types.summary(name)
+            found = column_schema(
+                latest.mysql_type.get(name), latest.sql_type.get(name), summary.schema(True)
+            )
+            if found is None:
+                if name in latest.mysql_type:
+                    warnings.append(
+                        f"column {name}: unknown mysqlType {latest.mysql_type[name]!r}; "
+                        "inferred from values"
+                    )
+                found = summary.schema(infer_types)
+            out.append(found.as_optional(name not in pk).as_field(name))
+        return out, warnings
+
+    def derive(self, contract: Contract) -> Derived:
+        columns = contract.row_schema.fields or ()
+        data_row = struct(
+            [primitive("string", optional=c.optional, field=c.field) for c in columns]
+        )
+        old_row = struct([primitive("string", optional=True, field=c.field) for c in columns])
+        value = struct(
+            [
+                ConnectSchema(type="array", optional=True, items=data_row, field="data"),
+                primitive("string", field="database"),
+                primitive("int64", field="es"),
+                primitive("int64", field="id"),
+                primitive("boolean", field="isDdl"),
+                _map("mysqlType", primitive("string")),
+                ConnectSchema(type="array", optional=True, items=old_row, field="old"),
+                ConnectSchema(
+                    type="array", optional=True, items=primitive("string"), field="pkNames"
+                ),
+                primitive("string", optional=True, field="sql"),
+                _map("sqlType", primitive("int32")),
+                primitive("string", field="table"),
+                primitive("int64", field="ts"),
+                primitive("string", field="type"),
+            ]
+        )
+        return Derived(key=None, value=value)
+
+    def validate(self, message: Message, contract: Contract) -> list[Violation]:
+        where = message.where
+        try:
+            msg = parse_canal(message)
+        except InputError as err:
+            return [Violation(where, path_of(err), "envelope", err.what)]
+        if msg.is_ddl:
+            return []
+        found: list[Violation] = []
+        if msg.table != TableId(contract.table.database, None, contract.table.name):
+            found.append(
+                Violation(
+                    where,
+                    "$.table",
+                    "envelope",
+                    f"table {msg.table.qualified()} is not the contract's {contract.table_id.qualified()}",
+                )
+            )
+        codec = RowCodec.of(contract, canal_text_decoders(contract.option("time_zone", "UTC")))
+        found += _type_drift(msg, codec, where)
+        data_key = "old" if msg.delete_image == "old" else "data"
+        for i, (before, after) in enumerate(msg.rows):
+            if msg.op == "u":
+                found += codec.check(after, f"$.data[{i}]", where, full=True)
+                changed = {
+                    k: v
+                    for k, v in (before or {}).items()
+                    if after is None or k not in after or after[k] != v
+                }
+                found += codec.check(changed, f"$.old[{i}]", where, full=False)
+            else:
+                image = after if msg.op == "c" else before
+                found += codec.check(image, f"$.{data_key}[{i}]", where, full=data_key == "data")
+        return found
+
+    def normalize(self, message: Message, contract: Contract | None = None) -> list[Normalized]:
+        msg = parse_canal(message)
+        if msg.is_ddl:
+            return [ControlRecord("ddl", f"{msg.type}: {msg.sql}".strip(), msg.table)]
+        codec = _codec_for(msg, contract)
+        key_names = contract.key if contract is not None and contract.key else msg.pk_names
+        assert msg.op is not None
+        out: list[Normalized] = []
+        for i, (before_raw, after_raw) in enumerate(msg.rows):
+            path = f"$.{'old' if msg.delete_image == 'old' else 'data'}[{i}]"
+            before = decode_located(codec, before_raw, path, message.where)
+            after = decode_located(codec, after_raw, f"$.data[{i}]", message.where)
+            out.append(
+                ChangeEvent(
+                    op=msg.op,
+                    table=msg.table,
+                    key=key_from(key_names, after, before),
+                    before=before,
+                    after=after,
+                    ts_ms=msg.ts,
+                    source_ts_ms=msg.es,
+                    position={"id": msg.id if _is_scalar(msg.id) else str(msg.id), "row": i},
+                )
+            )
+        return out
+
+
+def _is_scalar(value: Any) -> bool:
+    return value is None or isinstance(value, str | int | float | bool)
+
+
+def _map(field: str, values: ConnectSchema) -> ConnectSchema:
+    return ConnectSchema(
+        type="map", optional=True, keys=primitive("string"), values=values, field=field
+    )
+
+
+def _same_type(a: ConnectSchema, b: ConnectSchema) -> bool:
+    return (a.type, a.name, a.params) == (b.type, b.name, b.params)
+
+
+def _type_drift(msg: CanalMessage, codec: RowCodec, where: str) -> list[Violation]:
+    found: list[Violation] = []
+    for name, mysql_type in msg.mysql_type.items():
+        declared = codec.columns.get(name)
+        if declared is None:
+            found.append(
+                Violation(
+                    where,
+                    f"$.mysqlType.{name}",
+                    "extra-column",
+                    f"column {name!r} is not in the contract",
+                )
+            )
+            continue
+        seen = column_schema(mysql_type, msg.sql_type.get(name))
+        if seen is not None and not _same_type(seen, declared):
+            found.append(
+                Violation(
+                    where,
+                    f"$.mysqlType.{name}",
+                    "schema-drift",
+                    f"mysqlType {mysql_type!r} maps to {_describe(seen)}, the contract says {_describe(declared)}",
+                )
+            )
+    for name in codec.names:
+        if msg.mysql_type and name not in msg.mysql_type:
+            found.append(
+                Violation(
+                    where, f"$.mysqlType.{name}", "missing-column", f"column {name!r} is missing"
+                )
+            )
+    return found
+
+
+def _describe(schema: ConnectSchema) -> str:
+    params = schema.params
+    text = schema.name or schema.type
+    if params:
+        text += "(" + ", ".join(f"{k}={v}" for k, v in params.items()) + ")"
+    return text
+
+
+_MESSAGE_CODECS: dict[tuple[Any, ...], RowCodec] = {}
+
+
+def _codec_for(msg: CanalMessage, contract: Contract | None) -> RowCodec:
+    """The contract's codec, or one built from the message's own mysqlType/sqlType (cached)."""
+    if contract is not None:
+        return RowCodec.of(contract, canal_text_decoders(contract.option("time_zone", "UTC")))
+    sig = (_signature(msg), tuple(sorted((k, str(v)) for k, v in msg.sql_type.items())))
+    codec = _MESSAGE_CODECS.get(sig)
+    if codec is None:
+        names = list(dict.fromkeys([*msg.mysql_type, *msg.sql_type]))
+        fields = []
+        for name in names:
+            schema = column_schema(msg.mysql_type.get(name), msg.sql_type.get(name)) or primitive(
+                "string"
+            )
+            fields.append(schema.as_optional(True).as_field(name))
+        codec = RowCodec(fields, canal_text_decoders("UTC"), lenient=True)
+        if len(_MESSAGE_CODECS) < 256:
+            _MESSAGE_CODECS[sig] = codec
+    return codec
