@@ -1,0 +1,504 @@
+"""Where the API's contracts come from: the Schema Registry and, optionally, a contracts directory.
+
+Registered contracts are the value subjects whose schema metadata names a contract (what
+``registry_sync`` pushes); each registered version of that subject is one contract version.
+A contracts directory adds the contract files it holds (one version each) that the registry
+does not know. The registry is always spoken to over its Confluent REST protocol — in process
+for the embedded registry, over the network for an external one — so both behave the same.
+
+Listings are kept for ``ttl`` seconds and dropped at once when this service writes to the
+registry (:meth:`Catalog.invalidate`); renderings are cached per contract version, which never
+changes once registered.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Final, Literal
+
+import httpx
+import orjson
+
+from contracts.contract import Contract, load_contract, validate_name
+from contracts.errors import ConflictError, ContractsError, NotFoundError
+
+log = logging.getLogger("cdc_contracts.api")
+
+Source = Literal["registry", "directory"]
+CONTRACT_SUFFIXES: Final = (".yaml", ".yml", ".json")
+RENDER_TARGETS: Final = ("connect", "avro", "spark-json", "spark-ddl")
+PARTS: Final = ("key", "value", "row")
+
+
+class RegistryUnavailableError(ContractsError):
+    """The Schema Registry could not be reached or answered with a server error."""
+
+    exit_code = 1
+    http_status = 502
+
+
+class RegistryRefusedError(ContractsError):
+    """The Schema Registry refused a request (its error code and message are kept)."""
+
+    def __init__(self, what: str, where: str | None, status: int, error_code: int | None) -> None:
+        super().__init__(what, where)
+        self.http_status = status if 400 <= status < 500 else 502
+        self.error_code = error_code
+
+
+@dataclass(frozen=True, slots=True)
+class VersionRef:
+    """One version of a contract and where it is kept."""
+
+    name: str
+    version: int
+    source: Source
+    subjects: Mapping[str, str] = field(default_factory=dict)  # part -> subject
+    path: Path | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """A contract's summary and its versions, oldest first."""
+
+    name: str
+    format: str
+    topic: str | None
+    owner: str | None
+    source: Source
+    versions: tuple[VersionRef, ...]
+
+    @property
+    def latest(self) -> VersionRef:
+        return self.versions[-1]
+
+    def version(self, number: int) -> VersionRef:
+        for ref in self.versions:
+            if ref.version == number:
+                return ref
+        known = ", ".join(str(r.version) for r in self.versions)
+        raise NotFoundError(f"contract {self.name!r} has no version {number} (versions: {known})")
+
+    def summary(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "format": self.format,
+            "topic": self.topic,
+            "owner": self.owner,
+            "source": self.source,
+            "latest_version": self.latest.version,
+            "versions": [r.version for r in self.versions],
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Loaded:
+    """A resolved contract version."""
+
+    ref: VersionRef
+    contract: Contract
+    ids: Mapping[str, int] = field(default_factory=dict)
+
+    def to_json(self, versions: list[int]) -> dict[str, Any]:
+        return {
+            "name": self.ref.name,
+            "version": self.ref.version,
+            "versions": versions,
+            "source": self.ref.source,
+            "subjects": dict(self.ref.subjects),
+            "schema_ids": dict(self.ids),
+            "contract": self.contract.to_dict(),
+        }
+
+
+# --- the registry, over its REST protocol -----------------------------------------------------
+
+
+class RegistryClient:
+    """A thin async client of a Confluent-compatible Schema Registry."""
+
+    def __init__(self, client: httpx.AsyncClient, label: str) -> None:
+        self._client = client
+        self.label = label
+
+    async def request(
+        self, method: str, path: str, *, body: Any = None, missing_ok: bool = False
+    ) -> Any:
+        """One call; registry refusals become :class:`RegistryRefusedError`."""
+        try:
+            response = await self._client.request(
+                method,
+                path,
+                content=orjson.dumps(body) if body is not None else None,
+                headers={"Content-Type": "application/vnd.schemaregistry.v1+json"},
+            )
+        except httpx.HTTPError as err:
+            raise RegistryUnavailableError(
+                f"the Schema Registry did not answer: {type(err).__name__}", self.label
+            ) from None
+        if missing_ok and response.status_code == 404:
+            return None
+        if response.status_code >= 500:
+            raise RegistryUnavailableError(
+                f"the Schema Registry answered {response.status_code} to {method} {path}",
+                self.label,
+            )
+        payload = _json_or_text(response)
+        if response.status_code >= 400:
+            code = payload.get("error_code") if isinstance(payload, dict) else None
+            message = payload.get("message") if isinstance(payload, dict) else str(payload)
+            raise RegistryRefusedError(
+                f"the Schema Registry refused {method} {path}: {message}",
+                self.label,
+                response.status_code,
+                code if isinstance(code, int) else None,
+            )
+        return payload
+
+    async def subjects(self) -> list[str]:
+        found = await self.request("GET", "/subjects")
+        return [s for s in found if isinstance(s, str)] if isinstance(found, list) else []
+
+    async def versions(self, subject: str) -> list[int]:
+        found = await self.request("GET", f"/subjects/{_q(subject)}/versions", missing_ok=True)
+        return sorted(v for v in found or [] if isinstance(v, int))
+
+    async def version(self, subject: str, version: int | str) -> dict[str, Any] | None:
+        found = await self.request(
+            "GET", f"/subjects/{_q(subject)}/versions/{version}", missing_ok=True
+        )
+        return found if isinstance(found, dict) else None
+
+    async def register(self, subject: str, schema: str, metadata: Mapping[str, str]) -> int:
+        body: dict[str, Any] = {"schema": schema, "schemaType": "AVRO"}
+        if metadata:
+            body["metadata"] = {"properties": dict(metadata)}
+        found = await self.request("POST", f"/subjects/{_q(subject)}/versions", body=body)
+        return int(found.get("id", 0)) if isinstance(found, dict) else 0
+
+    async def is_compatible(self, subject: str, schema: str) -> tuple[bool, list[str]]:
+        """The registry's own verdict for ``schema`` against ``subject`` (True when new)."""
+        body = {"schema": schema, "schemaType": "AVRO"}
+        found = await self.request(
+            "POST",
+            f"/compatibility/subjects/{_q(subject)}/versions?verbose=true",
+            body=body,
+            missing_ok=True,
+        )
+        if not isinstance(found, dict):
+            return True, []
+        messages = found.get("messages") or []
+        return bool(found.get("is_compatible", True)), [str(m) for m in messages]
+
+    async def compatibility(self, subject: str) -> str | None:
+        found = await self.request(
+            "GET", f"/config/{_q(subject)}?defaultToGlobal=true", missing_ok=True
+        )
+        if isinstance(found, dict):
+            level = found.get("compatibilityLevel") or found.get("compatibility")
+            return str(level) if level else None
+        return None
+
+    async def aclose(self) -> None:
+        await self._client.aclose()
+
+
+def _q(subject: str) -> str:
+    return httpx.URL("/" + subject).raw_path.decode("ascii").lstrip("/").replace("/", "%2F")
+
+
+def _json_or_text(response: httpx.Response) -> Any:
+    try:
+        return response.json()
+    except ValueError:
+        return response.text
+
+
+# --- the catalog --------------------------------------------------------------------------------
+
+
+class Catalog:
+    """Contracts by name, from the registry and a contracts directory."""
+
+    def __init__(
+        self,
+        registry: RegistryClient | None,
+        directory: Path | None = None,
+        ttl: float = 2.0,
+    ) -> None:
+        self.registry = registry
+        self.directory = directory.resolve() if directory is not None else None
+        self.ttl = ttl
+        self.problems: list[str] = []
+        self._index: dict[str, Entry] | None = None
+        self._built_at = 0.0
+        self._generation = 0
+        self._lock = asyncio.Lock()
+        self._contracts: dict[tuple[str, int, Source], Loaded] = {}
+        self._renderings: dict[tuple[str, int, Source, str, str], bytes] = {}
+
+    # --- index ----------------------------------------------------------------------------------
+
+    def invalidate(self) -> None:
+        """Forget the listing (after a write to the registry)."""
+        self._generation += 1
+        self._index = None
+
+    async def index(self) -> dict[str, Entry]:
+        """Every contract by name (rebuilt when older than the TTL or invalidated)."""
+        index = self._index
+        if index is not None and time.monotonic() - self._built_at < self.ttl:
+            return index
+        async with self._lock:
+            if self._index is not None and time.monotonic() - self._built_at < self.ttl:
+                return self._index
+            generation = self._generation
+            built = await self._build()
+            if generation == self._generation:
+                self._index, self._built_at = built, time.monotonic()
+            return built
+
+    async def _build(self) -> dict[str, Entry]:
+        problems: list[str] = []
+        entries: dict[str, Entry] = {}
+        if self.registry is not None:
+            entries.update(await self._registry_entries(problems))
+        for name, entry in self._directory_entries(problems).items():
+            entries.setdefault(name, entry)
+        self.problems = problems
+        return dict(sorted(entries.items()))
+
+    async def _registry_entries(self, problems: list[str]) -> dict[str, Entry]:
+        assert self.registry is not None
+        return await registered_entries(self.registry, problems)
+
+    def _directory_entries(self, problems: list[str]) -> dict[str, Entry]:
+        if self.directory is None:
+            return {}
+        entries: dict[str, Entry] = {}
+        for path in sorted(self.directory.rglob("*")):
+            if path.suffix not in CONTRACT_SUFFIXES or not path.is_file():
+                continue
+            if not path.resolve().is_relative_to(self.directory):
+                problems.append(f"{path}: skipped, it points outside the contracts directory")
+                continue
+            try:
+                contract = load_contract(path)
+            except ContractsError as err:
+                problems.append(err.one_line())
+                continue
+            if contract.name in entries:
+                problems.append(f"{path}: contract {contract.name!r} is defined twice; skipped")
+                continue
+            ref = VersionRef(contract.name, 1, "directory", {}, path)
+            self._contracts.setdefault((contract.name, 1, "directory"), Loaded(ref, contract))
+            entries[contract.name] = Entry(
+                contract.name, contract.format, contract.topic, contract.owner, "directory", (ref,)
+            )
+        return entries
+
+    # --- reads ----------------------------------------------------------------------------------
+
+    async def entry(self, name: str) -> Entry:
+        """The named contract's entry, or :class:`NotFoundError`."""
+        validate_name(name)
+        found = (await self.index()).get(name)
+        if found is None:
+            raise NotFoundError(f"no contract named {name!r}", f"/contracts/{name}")
+        return found
+
+    async def list(
+        self, *, format: str | None, topic: str | None, prefix: str | None
+    ) -> list[Entry]:
+        """Contracts matching every given filter, by name."""
+        return [
+            e
+            for e in (await self.index()).values()
+            if (format is None or e.format == format)
+            and (topic is None or e.topic == topic)
+            and (prefix is None or e.name.startswith(prefix))
+        ]
+
+    async def load(self, ref: VersionRef) -> Loaded:
+        """The contract at ``ref`` (cached: a registered version never changes)."""
+        key = (ref.name, ref.version, ref.source)
+        found = self._contracts.get(key)
+        if found is not None:
+            return found
+        if ref.source == "directory":
+            assert ref.path is not None
+            loaded = Loaded(ref, load_contract(ref.path))
+        else:
+            loaded = await self._load_registered(ref)
+        self._contracts[key] = loaded
+        return loaded
+
+    async def _load_registered(self, ref: VersionRef) -> Loaded:
+        assert self.registry is not None
+        return await load_registered(self.registry, ref)
+
+    async def rendering(self, loaded: Loaded, to: str, part: str) -> bytes:
+        """The JSON answer for a rendering of a contract version (cached)."""
+        ref = loaded.ref
+        key = (ref.name, ref.version, ref.source, to, part)
+        found = self._renderings.get(key)
+        if found is not None:
+            return found
+        from contracts.render import render_contract
+
+        rendered = render_contract(loaded.contract, to, part)
+        schema = (
+            json.loads(rendered) if to != "spark-ddl" and isinstance(rendered, str) else rendered
+        )
+        body = orjson.dumps(
+            {"name": ref.name, "version": ref.version, "render": to, "part": part, "schema": schema}
+        )
+        self._renderings[key] = body
+        return body
+
+    # --- writes ---------------------------------------------------------------------------------
+
+    async def registered_contracts(self, name: str) -> list[Contract]:
+        """Every registered version of ``name``, oldest first (empty when none)."""
+        try:
+            entry = await self.entry(name)
+        except NotFoundError:
+            return []
+        if entry.source != "registry":
+            return []
+        return [(await self.load(ref)).contract for ref in entry.versions]
+
+    async def register(self, contract: Contract) -> dict[str, Any]:
+        """Register the contract's key and value schemas with its metadata."""
+        if self.registry is None:
+            raise ConflictError("this service has no registry to register contracts in")
+        try:
+            outcome = await register_contract(self.registry, contract)
+        finally:
+            self.invalidate()
+        return outcome
+
+
+# --- contracts in the registry ------------------------------------------------------------------
+
+#: metadata property -> meaning, as contracts are registered (see :func:`registration`).
+CONTRACT_PROPERTY: Final = "cdc.contract"
+NAME_PROPERTY: Final = "cdc.contract.name"
+FORMAT_PROPERTY: Final = "cdc.contract.format"
+TOPIC_PROPERTY: Final = "cdc.contract.topic"
+OWNER_PROPERTY: Final = "cdc.contract.owner"
+PART_PROPERTY: Final = "cdc.contract.part"
+
+
+def _properties(registered: Mapping[str, Any] | None) -> dict[str, str]:
+    if not registered:
+        return {}
+    metadata = registered.get("metadata")
+    props = metadata.get("properties") if isinstance(metadata, dict) else None
+    return {str(k): str(v) for k, v in props.items()} if isinstance(props, dict) else {}
+
+
+def contract_subjects_for(contract: Contract) -> dict[str, str]:
+    """part -> subject under TopicNameStrategy (the topic, else the contract name)."""
+    topic = contract.topic or contract.name
+    parts = ("key", "value") if contract.key else ("value",)
+    return {part: f"{topic}-{part}" for part in parts}
+
+
+def registration(contract: Contract, part: str) -> tuple[str, dict[str, str]]:
+    """The Avro schema text and metadata properties registered for one part of a contract."""
+    from contracts.render import contract_avro
+
+    schema = orjson.dumps(contract_avro(contract, part)).decode("utf-8")
+    props = {
+        NAME_PROPERTY: contract.name,
+        FORMAT_PROPERTY: contract.format,
+        PART_PROPERTY: part,
+        CONTRACT_PROPERTY: orjson.dumps(contract.to_dict()).decode("utf-8"),
+    }
+    if contract.topic:
+        props[TOPIC_PROPERTY] = contract.topic
+    if contract.owner:
+        props[OWNER_PROPERTY] = contract.owner
+    return schema, props
+
+
+async def registered_entries(registry: RegistryClient, problems: list[str]) -> dict[str, Entry]:
+    """Contracts found in the registry: value subjects whose metadata names a contract."""
+    entries: dict[str, Entry] = {}
+    for subject in await registry.subjects():
+        latest = await registry.version(subject, "latest")
+        props = _properties(latest)
+        name = props.get(NAME_PROPERTY)
+        if not name or props.get(PART_PROPERTY, "value") != "value":
+            continue
+        try:
+            validate_name(name)
+        except ContractsError as err:
+            problems.append(f"subject {subject}: {err.one_line()}")
+            continue
+        if name in entries:
+            problems.append(f"subject {subject}: contract {name!r} is also registered elsewhere")
+            continue
+        subjects = {"value": subject}
+        key_subject = subject[: -len("-value")] + "-key" if subject.endswith("-value") else None
+        if key_subject is not None and await registry.versions(key_subject):
+            subjects["key"] = key_subject
+        refs = tuple(
+            VersionRef(name, v, "registry", subjects) for v in await registry.versions(subject)
+        )
+        if refs:
+            entries[name] = Entry(
+                name,
+                props.get(FORMAT_PROPERTY, "unknown"),
+                props.get(TOPIC_PROPERTY),
+                props.get(OWNER_PROPERTY),
+                "registry",
+                refs,
+            )
+    return entries
+
+
+async def load_registered(registry: RegistryClient, ref: VersionRef) -> Loaded:
+    """The contract registered as version ``ref.version`` of its value subject."""
+    subject = ref.subjects["value"]
+    found = await registry.version(subject, ref.version)
+    if found is None:
+        raise NotFoundError(f"subject {subject} has no version {ref.version}", subject)
+    text = _properties(found).get(CONTRACT_PROPERTY)
+    if text is None:
+        raise NotFoundError(
+            f"version {ref.version} of subject {subject} carries no contract metadata", subject
+        )
+    from contracts.contract import parse_contract
+
+    contract = parse_contract(text, f"{subject} version {ref.version}")
+    ids = {"value": int(found.get("id", 0))}
+    return Loaded(ref, contract, ids)
+
+
+async def register_contract(registry: RegistryClient, contract: Contract) -> dict[str, Any]:
+    """Register key then value (the value version is the contract version); ids per part."""
+    subjects = contract_subjects_for(contract)
+    planned = {part: registration(contract, part) for part in subjects}
+    for part, (schema, _props) in planned.items():
+        ok, reasons = await registry.is_compatible(subjects[part], schema)
+        if not ok:
+            detail = "; ".join(reasons) or "incompatible with the registered schema"
+            raise ConflictError(f"the registry refuses {part}: {detail}", subjects[part])
+    ids: dict[str, int] = {}
+    for part, (schema, props) in planned.items():
+        try:
+            ids[part] = await registry.register(subjects[part], schema, props)
+        except RegistryRefusedError as err:
+            if err.http_status == 409:
+                raise ConflictError(err.what, subjects[part]) from None
+            raise
+    versions = await registry.versions(subjects["value"])
+    return {"version": versions[-1] if versions else None, "subjects": subjects, "schema_ids": ids}

@@ -1,0 +1,68 @@
+"""Request dependencies, as ``Annotated`` aliases the routers declare in their signatures."""
+
+from __future__ import annotations
+
+import hmac
+from typing import Annotated
+
+from fastapi import Depends, Header, Request
+
+from api.catalog import Catalog
+from api.settings import Settings
+from contracts.errors import ContractsError
+
+
+class UnauthorizedError(ContractsError):
+    """The request needs a valid API key in ``X-API-Key``."""
+
+    exit_code = 1
+    http_status = 401
+
+
+def get_settings(request: Request) -> Settings:
+    settings: Settings = request.app.state.settings
+    return settings
+
+
+def get_catalog(request: Request) -> Catalog:
+    catalog: Catalog = request.app.state.catalog
+    return catalog
+
+
+SettingsDep = Annotated[Settings, Depends(get_settings)]
+CatalogDep = Annotated[Catalog, Depends(get_catalog)]
+ApiKeyHeader = Annotated[
+    str | None, Header(alias="X-API-Key", description="API key (writes; reads when configured)")
+]
+
+
+def key_matches(given: str | None, expected: str) -> bool:
+    """Constant-time comparison of a presented key with the configured one."""
+    if given is None:
+        return False
+    return hmac.compare_digest(given.encode("utf-8"), expected.encode("utf-8"))
+
+
+def require_write_key(settings: SettingsDep, x_api_key: ApiKeyHeader = None) -> None:
+    """Writes need the API key; with no key configured, writes are refused."""
+    expected = settings.api_key()
+    if expected is None:
+        raise UnauthorizedError(
+            "writes are disabled: start the service with --api-key-env VAR and VAR set",
+            "X-API-Key",
+        )
+    if not key_matches(x_api_key, expected):
+        raise UnauthorizedError("missing or wrong API key", "X-API-Key")
+
+
+def require_read_key(settings: SettingsDep, x_api_key: ApiKeyHeader = None) -> None:
+    """Reads need the API key only when the service is configured so."""
+    if not settings.read_requires_key:
+        return
+    expected = settings.api_key()
+    if expected is not None and not key_matches(x_api_key, expected):
+        raise UnauthorizedError("missing or wrong API key", "X-API-Key")
+
+
+WriteKey = Annotated[None, Depends(require_write_key)]
+ReadKey = Depends(require_read_key)

@@ -1,0 +1,117 @@
+"""Build the contract API app: settings, catalog, routers, error handlers, middleware.
+
+``create_app(settings)`` is the only entry point (``cdc-contracts serve`` calls it). With no
+external registry URL the embedded Schema Registry is mounted at the root, so the service's
+base URL also is a Schema Registry URL for any Confluent client.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import httpx
+from fastapi import FastAPI, Request, Response
+from fastapi.staticfiles import StaticFiles
+
+from api.catalog import Catalog, RegistryClient
+from api.limits import BodyLimit, InvalidateOnRegistryWrite
+from api.problems import install_problem_handlers, problem, problem_for_error, problem_response
+from api.routers import catalog, contracts, diff, formats, health, infer
+from api.settings import Settings
+
+STATIC_DIR = Path(__file__).parent / "static"
+API_ROUTERS = (health.router, formats.router, contracts.router, diff.router, infer.router)
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    """The contract API (and, without ``registry_url``, the embedded registry) as one app."""
+    settings = settings or Settings()
+    app = FastAPI(
+        title="cdc-contracts",
+        summary="Contracts for change-data-capture streams: list, render, check, diff, infer.",
+        version="0.1.0",
+        docs_url="/docs",
+        lifespan=_lifespan,
+    )
+    app.state.settings = settings
+    store = _mount_registry(app, settings)
+    app.state.catalog = Catalog(
+        _registry_client(app, settings), settings.contracts_dir, settings.catalog_ttl_seconds
+    )
+    app.state.registry_store = store
+    for router in API_ROUTERS:
+        app.include_router(router)
+    app.include_router(catalog.router)
+    app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
+    _install_errors(app)
+    _install_middleware(app, settings)
+    return app
+
+
+def _mount_registry(app: FastAPI, settings: Settings) -> Any:
+    if not settings.embedded_registry:
+        return None
+    from api.registry.router import create_registry_router, install_registry_error_handlers
+    from api.registry.store import RegistryStore
+
+    settings.registry_db.parent.mkdir(parents=True, exist_ok=True)
+    store = RegistryStore(settings.registry_db)
+    app.include_router(create_registry_router(store))
+    install_registry_error_handlers(app)
+    return store
+
+
+def _registry_client(app: FastAPI, settings: Settings) -> RegistryClient:
+    """The registry over REST: in process (embedded) or over the network (external)."""
+    timeout = httpx.Timeout(10.0, connect=5.0)
+    if settings.registry_url is None:
+        transport = httpx.ASGITransport(app=app)
+        client = httpx.AsyncClient(transport=transport, base_url="http://registry", timeout=timeout)
+        return RegistryClient(client, "embedded registry")
+    client = httpx.AsyncClient(base_url=settings.registry_url.rstrip("/"), timeout=timeout)
+    return RegistryClient(client, settings.registry_url)
+
+
+def _install_errors(app: FastAPI) -> None:
+    install_problem_handlers(app)
+    from api.routers.contracts import IncompatibleContractError
+
+    async def on_incompatible(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, IncompatibleContractError)
+        body = problem_for_error(exc, request.url.path)
+        body.update(exc.extra)
+        return problem_response(body)
+
+    async def on_unexpected(request: Request, exc: Exception) -> Response:
+        return problem_response(
+            problem(500, detail=f"unexpected {type(exc).__name__}", instance=request.url.path)
+        )
+
+    app.add_exception_handler(IncompatibleContractError, on_incompatible)
+    app.add_exception_handler(Exception, on_unexpected)
+
+
+def _install_middleware(app: FastAPI, settings: Settings) -> None:
+    if settings.cors_origins:
+        from fastapi.middleware.cors import CORSMiddleware
+
+        app.add_middleware(
+            CORSMiddleware,
+            allow_origins=list(settings.cors_origins),
+            allow_methods=["GET", "POST", "PUT"],
+            allow_headers=["Content-Type", "X-API-Key"],
+        )
+    if settings.embedded_registry:
+        app.add_middleware(InvalidateOnRegistryWrite, invalidate=app.state.catalog.invalidate)
+    app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)
+
+
+@asynccontextmanager
+async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
+    yield
+    await app.state.catalog.registry.aclose()
+    if app.state.registry_store is not None:
+        app.state.registry_store.close()

@@ -1,0 +1,1 @@
+"""The contract API's routers, one module per resource."""

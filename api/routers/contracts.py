@@ -1,0 +1,217 @@
+"""``/contracts``: list, read, render, check and register contracts."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+import yaml
+from fastapi import APIRouter, Body, Depends, Path, Query, Request, Response
+from pydantic import BaseModel, ConfigDict, Field
+
+from api.catalog import Catalog, Entry, Loaded
+from api.deps import CatalogDep, SettingsDep, WriteKey, require_read_key
+from contracts.contract import NAME_PATTERN, CompatibilityLevel, Contract, parse_contract
+from contracts.errors import ConflictError, ContractFileError, ContractsError
+
+router = APIRouter(prefix="/contracts", tags=["contracts"])
+read = [Depends(require_read_key)]
+
+Name = Annotated[str, Path(pattern=NAME_PATTERN, max_length=200, description="contract name")]
+Render = Literal["connect", "avro", "spark-json", "spark-ddl"]
+Part = Literal["key", "value", "row"]
+RenderQuery = Annotated[Render | None, Query(description="return this rendering of the contract")]
+PartQuery = Annotated[Part, Query(description="which schema to render")]
+
+
+class ContractPayloadError(ContractsError):
+    """A request body is not a usable contract."""
+
+
+@router.get("", summary="List contracts", dependencies=read)
+async def list_contracts(
+    catalog: CatalogDep,
+    settings: SettingsDep,
+    format: Annotated[str | None, Query(max_length=100)] = None,
+    topic: Annotated[str | None, Query(max_length=300)] = None,
+    prefix: Annotated[str | None, Query(max_length=200, description="name prefix")] = None,
+    limit: Annotated[int, Query(ge=1, le=10_000)] = 100,
+    offset: Annotated[int, Query(ge=0)] = 0,
+) -> dict[str, Any]:
+    """Contracts matching the filters, by name, one page at a time."""
+    found = await catalog.list(format=format, topic=topic, prefix=prefix)
+    limit = min(limit, settings.max_page_size)
+    return {
+        "total": len(found),
+        "offset": offset,
+        "limit": limit,
+        "items": [e.summary() for e in found[offset : offset + limit]],
+    }
+
+
+@router.get("/{name}", summary="The latest version of a contract", dependencies=read)
+async def latest(
+    name: Name, catalog: CatalogDep, render: RenderQuery = None, part: PartQuery = "value"
+) -> Response:
+    """The latest version, or one of its renderings with ``?render=``."""
+    entry = await catalog.entry(name)
+    return await _answer(catalog, entry, await catalog.load(entry.latest), render, part)
+
+
+@router.get("/{name}/versions", summary="Version numbers of a contract", dependencies=read)
+async def versions(name: Name, catalog: CatalogDep) -> dict[str, Any]:
+    entry = await catalog.entry(name)
+    return {"name": name, "source": entry.source, "versions": [r.version for r in entry.versions]}
+
+
+@router.get("/{name}/versions/{version}", summary="One version of a contract", dependencies=read)
+async def one_version(
+    name: Name,
+    version: Annotated[int, Path(ge=1, le=2**31 - 1)],
+    catalog: CatalogDep,
+    render: RenderQuery = None,
+    part: PartQuery = "value",
+) -> Response:
+    entry = await catalog.entry(name)
+    return await _answer(catalog, entry, await catalog.load(entry.version(version)), render, part)
+
+
+async def _answer(
+    catalog: Catalog, entry: Entry, loaded: Loaded, render: str | None, part: str
+) -> Response:
+    if render is None:
+        import orjson
+
+        body = orjson.dumps(loaded.to_json([r.version for r in entry.versions]))
+    else:
+        body = await catalog.rendering(loaded, render, part)
+    return Response(body, media_type="application/json")
+
+
+# --- check and register -----------------------------------------------------------------------
+
+
+class CheckRequest(BaseModel):
+    """A candidate contract (as a JSON object or YAML text) and an optional level."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    candidate: dict[str, Any] | str = Field(description="the contract, as JSON or YAML text")
+    level: CompatibilityLevel | None = Field(
+        default=None, description="defaults to the candidate's compatibility level"
+    )
+
+
+def candidate_contract(value: dict[str, Any] | str, where: str) -> Contract:
+    """A contract from a request value (a JSON object, or YAML / JSON text)."""
+    text = value if isinstance(value, str) else yaml.safe_dump(value, sort_keys=False)
+    return parse_contract(text, where)
+
+
+async def verdict(
+    catalog: Catalog, name: str, candidate: Contract, level: CompatibilityLevel
+) -> dict[str, Any]:
+    """The candidate checked against the contract's versions (all of them when transitive)."""
+    from contracts.diff import diff_contracts
+
+    entry = await catalog.entry(name)
+    refs = entry.versions if level.transitive else entry.versions[-1:]
+    checked = []
+    for ref in reversed(refs):
+        old = (await catalog.load(ref)).contract
+        result = diff_contracts(old, candidate, level)
+        checked.append({"version": ref.version, **result.to_json()})
+    return {
+        "name": name,
+        "level": level.value,
+        "compatible": all(c["compatible"] for c in checked),
+        "breaking": any(c["breaking"] for c in checked),
+        "checked": checked,
+    }
+
+
+@router.post("/{name}/check", summary="Check a candidate against the registered versions")
+async def check(
+    name: Name,
+    request: Annotated[CheckRequest, Body()],
+    catalog: CatalogDep,
+    _key: Annotated[None, Depends(require_read_key)] = None,
+) -> dict[str, Any]:
+    """Would the candidate be accepted? Transitive levels check every version, others the latest."""
+    candidate = candidate_contract(request.candidate, "$.candidate")
+    _same_name(name, candidate)
+    return await verdict(catalog, name, candidate, request.level or candidate.compatibility)
+
+
+_PUT_BODY = {
+    "requestBody": {
+        "required": True,
+        "description": "the contract file, as YAML or as the same document in JSON",
+        "content": {
+            "application/yaml": {"schema": {"type": "string"}},
+            "application/json": {"schema": {"type": "object"}},
+        },
+    }
+}
+
+
+@router.put(
+    "/{name}",
+    summary="Register a new version of a contract",
+    openapi_extra=_PUT_BODY,
+    status_code=201,
+    responses={
+        200: {"description": "unchanged: the latest version already is this contract"},
+        409: {"description": "incompatible with the registered versions"},
+    },
+)
+async def put_contract(
+    name: Name, request: Request, catalog: CatalogDep, _key: WriteKey
+) -> Response:
+    """Registers the key and value schemas (with the contract metadata) if compatible."""
+    contract = _contract_from_body(await request.body(), "request body")
+    _same_name(name, contract)
+    registered = await catalog.registered_contracts(name)
+    if registered and registered[-1].to_dict() == contract.to_dict():
+        return _json({"name": name, "changed": False, "version": len(registered)}, 200)
+    if registered:
+        result = await verdict(catalog, name, contract, contract.compatibility)
+        if not result["compatible"]:
+            raise IncompatibleContractError(result)
+    outcome = await catalog.register(contract)
+    return _json({"name": name, "changed": True, **outcome}, 201)
+
+
+class IncompatibleContractError(ConflictError):
+    """The candidate breaks compatibility with registered versions; the verdict is kept."""
+
+    def __init__(self, result: dict[str, Any]) -> None:
+        broken = [c["version"] for c in result["checked"] if not c["compatible"]]
+        super().__init__(
+            f"contract {result['name']!r} is not {result['level']} compatible with "
+            f"version(s) {', '.join(map(str, broken))}",
+            f"/contracts/{result['name']}",
+        )
+        self.extra = {"verdict": result}
+
+
+def _contract_from_body(raw: bytes, where: str) -> Contract:
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ContractFileError("the body is not UTF-8 text", where) from None
+    if not text.strip():
+        raise ContractFileError("the body is empty: send the contract as YAML or JSON", where)
+    return parse_contract(text, where)
+
+
+def _same_name(name: str, contract: Contract) -> None:
+    if contract.name != name:
+        raise ContractPayloadError(
+            f"the contract is named {contract.name!r} but the URL names {name!r}", "$.name"
+        )
+
+
+def _json(value: Any, status: int) -> Response:
+    import orjson
+
+    return Response(orjson.dumps(value), status_code=status, media_type="application/json")

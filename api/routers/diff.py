@@ -1,0 +1,35 @@
+"""``POST /diff``: compare two contracts (or Avro / Connect schemas), as ``cdc-contracts diff``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Depends
+from pydantic import BaseModel, ConfigDict, Field
+
+from api.deps import require_read_key
+from contracts.contract import CompatibilityLevel
+
+router = APIRouter(tags=["diff"], dependencies=[Depends(require_read_key)])
+
+
+class DiffRequest(BaseModel):
+    """Two sides (each a contract, an Avro schema or a Connect schema, as JSON) and a level."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    old: dict[str, Any] = Field(description="the registered / previous side")
+    new: dict[str, Any] = Field(description="the candidate side")
+    level: CompatibilityLevel = CompatibilityLevel.BACKWARD
+
+
+@router.post("/diff", summary="Diff two contracts or schemas")
+async def diff(request: DiffRequest) -> dict[str, Any]:
+    """The diff result, identical to ``cdc-contracts diff --output json``."""
+    from contracts.diff import diff_contracts
+    from contracts.diff.inputs import load_side_obj
+
+    old = load_side_obj(request.old, "$.old")
+    new = load_side_obj(request.new, "$.new")
+    result: dict[str, Any] = diff_contracts(old, new, request.level).to_json()
+    return result

@@ -1,0 +1,24 @@
+"""``GET /health``: is the service up, and what is it serving from."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter
+
+from api.deps import CatalogDep, SettingsDep
+
+router = APIRouter(tags=["service"])
+
+
+@router.get("/health", summary="Service health and configuration")
+async def health(settings: SettingsDep, catalog: CatalogDep) -> dict[str, Any]:
+    """Liveness plus where contracts come from; ``problems`` lists unreadable contract files."""
+    index = await catalog.index()
+    return {
+        "status": "ok",
+        "registry": "embedded" if settings.embedded_registry else settings.registry_url,
+        "contracts_dir": str(settings.contracts_dir) if settings.contracts_dir else None,
+        "contracts": len(index),
+        "problems": list(catalog.problems),
+    }

@@ -1,0 +1,73 @@
+"""``POST /infer``: a contract inferred from sample messages."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Depends
+from pydantic import BaseModel, ConfigDict, Field
+
+from api.deps import SettingsDep, require_read_key
+from contracts.contract import NAME_PATTERN, dump_contract
+from contracts.errors import ContractsError, InputError
+
+router = APIRouter(tags=["infer"], dependencies=[Depends(require_read_key)])
+
+
+class InferRequest(BaseModel):
+    """Sample messages as JSON values (Kafka values, or kcat ``-J`` records) and options."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    messages: list[Any] = Field(min_length=1, description="sample messages, in order")
+    format: str | None = Field(default=None, max_length=100, description="auto-detected if absent")
+    name: str | None = Field(default=None, pattern=NAME_PATTERN, description="the contract name")
+    topic: str | None = Field(default=None, max_length=300)
+    infer_types: bool = Field(default=False, description="infer types of schemaless values")
+
+
+class TooManyMessagesError(ContractsError):
+    """More messages than the service accepts in one request."""
+
+    http_status = 413
+
+
+@router.post("/infer", summary="Infer a contract from sample messages")
+def infer(request: InferRequest, settings: SettingsDep) -> dict[str, Any]:
+    """The inferred contract (as data and as the YAML file), the format and what was seen."""
+    from contracts.formats import detect_format, get_format
+    from contracts.formats.base import InferOptions
+    from contracts.io import to_message
+
+    if len(request.messages) > settings.max_messages:
+        raise TooManyMessagesError(
+            f"{len(request.messages)} messages sent; at most {settings.max_messages} per request",
+            "$.messages",
+        )
+    messages = [to_message(v, f"message {i}") for i, v in enumerate(request.messages, 1)]
+    fmt = get_format(request.format) if request.format else detect_format(messages)
+    if fmt.input_kind != "json":
+        raise InputError(
+            f"format {fmt.name!r} reads {fmt.input_kind} input, which /infer does not accept; "
+            "use `cdc-contracts infer`",
+            "$.format",
+        )
+    options = InferOptions(name=request.name, infer_types=request.infer_types, topic=request.topic)
+    result = fmt.infer(fmt.assemble(messages), options)
+    return {
+        "format": fmt.name,
+        "messages": result.messages,
+        "contract": result.contract.to_dict(),
+        "yaml": dump_contract(result.contract),
+        "history": [
+            {
+                "version": h.version,
+                "first_seen": h.first_seen,
+                "messages": h.messages,
+                "columns": list(h.columns),
+            }
+            for h in result.history
+        ],
+        "controls": dict(result.controls),
+        "warnings": list(result.warnings),
+    }
