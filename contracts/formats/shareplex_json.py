@@ -1,0 +1,277 @@
+"""``shareplex-json``: Quest SharePlex change records as JSON (as DTS writes them to Kafka).
+
+One operation per message::
+
+    {"meta": {"time": "<commit time, UTC>", "userid", "op": "ins" | "upd" | "del" | ...,
+              "scn", "rowid", "trans", "seq", "size", "table": "OWNER.TABLE",
+              "idx": "seq/size", "posttime": "<time written to the target>"},
+     "data": {col: "<text>" | null},
+     "key": {col: "<text>" | null}}
+
+``data`` is the row on insert and delete and the changed columns on update; ``key`` is the
+before image on update. The normalized update has ``before`` = ``key`` and ``after`` = ``key``
+overlaid with ``data`` (columns the producer did not send stay absent). ``UPDATE BEFORE`` halves
+are control records (their ``UPDATE AFTER`` partner is the row change); DDL such as
+``DROP COLUMN`` is a control record.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any, ClassVar, Final, Literal
+
+from contracts.contract import Contract
+from contracts.errors import InputError
+from contracts.events import ChangeEvent, ControlRecord, Normalized, Op, TableId
+from contracts.formats._typing import (
+    RowCodec,
+    RowTypes,
+    TableSeen,
+    build_contract,
+    decode_located,
+    key_from,
+    path_of,
+    scalar_position,
+)
+from contracts.formats.base import (
+    Derived,
+    Format,
+    Inference,
+    InferOptions,
+    Message,
+    Violation,
+    require_dict,
+)
+from contracts.schema import ConnectSchema, json_kind, primitive, struct
+
+Action = Op | Literal["ddl", "update-before", "update-after"]
+
+#: meta.op spellings (lower case, single spaces) → what the message is.
+OP_SPELLINGS: Final[Mapping[str, Action]] = {
+    "ins": "c",
+    "insert": "c",
+    "upd": "u",
+    "update": "u",
+    "del": "d",
+    "delete": "d",
+    "trunc": "t",
+    "truncate": "t",
+    "update before": "update-before",
+    "update after": "update-after",
+    "drop column": "ddl",
+    "add column": "ddl",
+    "modify column": "ddl",
+    "rename column": "ddl",
+    "ddl": "ddl",
+}
+
+#: meta fields that locate the operation in the source's redo stream.
+POSITION_FIELDS: Final = ("scn", "rowid", "trans", "seq", "idx")
+
+
+@dataclass(frozen=True, slots=True)
+class SharePlexRecord:
+    """One parsed message."""
+
+    action: Action
+    op_text: str
+    table: TableId | None
+    data: dict[str, Any] | None
+    key: dict[str, Any] | None
+    meta: dict[str, Any]
+
+
+def parse_record(message: Message) -> SharePlexRecord:
+    """Parse one message; raises InputError (with the JSON path) when it is malformed."""
+    where = message.where
+    doc = require_dict(message.value, where, "$", "a SharePlex JSON message")
+    meta = require_dict(doc.get("meta"), where, "$.meta", "meta")
+    op_text = meta.get("op")
+    if not isinstance(op_text, str):
+        raise InputError(
+            f"meta.op must be a string, got {json_kind(op_text)}", f"{where} $.meta.op"
+        )
+    action = OP_SPELLINGS.get(" ".join(op_text.lower().replace("_", " ").split()))
+    if action is None:
+        known = "ins, upd, del, INSERT, UPDATE, DELETE, TRUNCATE, DROP COLUMN, UPDATE BEFORE/AFTER"
+        raise InputError(f"unknown op {op_text!r} (expected {known})", f"{where} $.meta.op")
+    data = _image(doc, "data", where)
+    key = _image(doc, "key", where)
+    return SharePlexRecord(action, op_text, _table(meta.get("table"), where), data, key, meta)
+
+
+def _image(doc: dict[str, Any], name: str, where: str) -> dict[str, Any] | None:
+    value = doc.get(name)
+    if value is None:
+        return None
+    image = require_dict(value, where, f"$.{name}", name)
+    for col, cell in image.items():
+        if isinstance(cell, dict | list):
+            raise InputError(
+                f"expected a column value, got {json_kind(cell)}", f"{where} $.{name}.{col}"
+            )
+    return image
+
+
+def _table(value: Any, where: str) -> TableId | None:
+    """``OWNER.TABLE`` → TableId(schema=OWNER, name=TABLE); absent → None."""
+    if value is None:
+        return None
+    if not isinstance(value, str) or not value:
+        raise InputError("meta.table must be a non-empty string", f"{where} $.meta.table")
+    owner, dot, name = value.rpartition(".")
+    return TableId(None, owner if dot else None, name)
+
+
+def _epoch_ms(value: Any) -> int | None:
+    """``yyyy-MM-ddTHH:mm:ss[Z]`` (UTC) → epoch milliseconds; None when absent or unreadable."""
+    if not isinstance(value, str):
+        return None
+    try:
+        parsed = dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    if parsed.tzinfo is None:
+        parsed = parsed.replace(tzinfo=dt.UTC)
+    return int(parsed.timestamp() * 1000)
+
+
+def images(record: SharePlexRecord) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+    """(before, after) of a row change."""
+    if record.action == "c":
+        return None, record.data or {}
+    if record.action == "d":
+        return record.data or record.key or {}, None
+    if record.action in ("u", "update-after"):
+        before = record.key
+        after = {**(record.key or {}), **(record.data or {})}
+        return before, after
+    return None, None
+
+
+def _optional_strings(names: Iterable[str]) -> ConnectSchema:
+    return struct([primitive("string", optional=True, field=n) for n in names], optional=True)
+
+
+def meta_schema() -> ConnectSchema:
+    """The ``meta`` struct (everything but ``op`` may be left out by the producer)."""
+    strings = ("time", "op", "scn", "rowid", "trans", "table", "idx", "posttime")
+    fields = [primitive("string", optional=name != "op", field=name) for name in strings]
+    fields.insert(1, primitive("int64", optional=True, field="userid"))
+    fields.insert(6, primitive("int32", optional=True, field="seq"))
+    fields.insert(7, primitive("int32", optional=True, field="size"))
+    return struct(fields, field="meta")
+
+
+class ShareplexJson(Format):
+    """Quest SharePlex JSON (meta + data + key)."""
+
+    name: ClassVar[str] = "shareplex-json"
+    description: ClassVar[str] = (
+        "Quest SharePlex JSON: meta{op, scn, table...}, data, key (string values)"
+    )
+    embedded_schema: ClassVar = "no"
+
+    def detect(self, message: Message) -> bool:
+        value = message.value
+        if not isinstance(value, dict):
+            return False
+        meta = value.get("meta")
+        return isinstance(meta, dict) and "op" in meta and ("data" in value or "key" in value)
+
+    def infer(self, messages: Iterable[Message], options: InferOptions) -> Inference:
+        types = RowTypes()
+        seen = TableSeen()
+        count = 0
+        controls: dict[str, int] = {}
+        for message in messages:
+            count += 1
+            record = parse_record(message)
+            if record.table is not None:
+                seen.see(record.table, message.where)
+            if record.action in ("ddl", "update-before", "t"):
+                kind = {"ddl": "ddl", "t": "truncate"}.get(record.action, "update-before")
+                controls[kind] = controls.get(kind, 0) + 1
+            for image in (record.data, record.key):
+                if image:
+                    types.observe_row(image)
+        contract = build_contract(
+            fmt=self.name,
+            options=options,
+            table=seen.table,
+            fields=types.fields(options.infer_types),
+        )
+        return Inference(contract=contract, messages=count, controls=controls)
+
+    def derive(self, contract: Contract) -> Derived:
+        names = contract.row_schema.field_names()
+        value = struct(
+            [
+                meta_schema(),
+                _optional_strings(names).as_field("data"),
+                _optional_strings(names).as_field("key"),
+            ]
+        )
+        return Derived(key=None, value=value)
+
+    def validate(self, message: Message, contract: Contract) -> list[Violation]:
+        where = message.where
+        try:
+            record = parse_record(message)
+        except InputError as err:
+            return [Violation(where, path_of(err), "envelope", err.what)]
+        found: list[Violation] = []
+        if record.table is not None and record.table != _contract_table(contract):
+            found.append(
+                Violation(
+                    where,
+                    "$.meta.table",
+                    "envelope",
+                    f"table {record.table.qualified()} is not the contract's "
+                    f"{contract.table_id.qualified()}",
+                )
+            )
+        codec = RowCodec.of(contract)
+        found += codec.check(record.data, "$.data", where, full=False)
+        found += codec.check(record.key, "$.key", where, full=False)
+        return found
+
+    def normalize(self, message: Message, contract: Contract | None = None) -> list[Normalized]:
+        record = parse_record(message)
+        table = record.table or (_contract_table(contract) if contract else TableId())
+        if record.action == "ddl":
+            return [ControlRecord("ddl", f"{record.op_text} on {table.qualified()}", table)]
+        if record.action == "update-before":
+            return [
+                ControlRecord(
+                    "other",
+                    "UPDATE BEFORE half of a split update (its UPDATE AFTER is the row change)",
+                    table,
+                )
+            ]
+        codec = RowCodec.of(contract) if contract is not None else None
+        before_raw, after_raw = images(record)
+        before_path = "$.key" if record.action != "d" else "$.data"
+        before = decode_located(codec, before_raw, before_path, message.where)
+        after = decode_located(codec, after_raw, "$.data", message.where)
+        op: Op = "u" if record.action == "update-after" else record.action
+        return [
+            ChangeEvent(
+                op=op,
+                table=table,
+                key=key_from(contract.key if contract else (), after, before),
+                before=before,
+                after=after,
+                ts_ms=_epoch_ms(record.meta.get("posttime")),
+                source_ts_ms=_epoch_ms(record.meta.get("time")),
+                position=scalar_position(
+                    {k: record.meta[k] for k in POSITION_FIELDS if k in record.meta}
+                ),
+            )
+        ]
+
+
+def _contract_table(contract: Contract) -> TableId:
+    return TableId(None, contract.table.schema_, contract.table.name)
