@@ -1,0 +1,87 @@
+"""``arcion-json``: Arcion Replicant's JSON CDC format for Kafka.
+
+A Debezium-like envelope with Arcion's quirks: the key and the value are separate
+``{schema, payload}`` documents (paired by :meth:`ArcionJson.assemble`), ``"before": {}`` and
+``"after": {}`` mean *no image*, snapshot rows carry op ``r``, every delete is followed by a
+tombstone (the key document, then ``null``), and an update of key columns arrives as a delete
+followed by an insert. The source struct is named after the Replicant connector
+(``KAFKA_Connector``) and the schemas after ``<connector>.<db>.<table>``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from typing import Any, ClassVar
+
+from contracts.errors import InputError
+from contracts.formats._connect import checked, is_arcion_envelope, is_envelope_schema, raw_field
+from contracts.formats.base import EmbeddedSchema, Message
+from contracts.formats.debezium_json import DebeziumJson
+
+
+def is_key_document(value: Any) -> bool:
+    """A ``{schema, payload}`` document whose struct is a key (no envelope ``op`` field)."""
+    if not isinstance(value, dict) or set(value) != {"schema", "payload"}:
+        return False
+    schema = value["schema"]
+    return (
+        is_envelope_schema(schema, ())
+        and raw_field(schema, "op") is None
+        and isinstance(value["payload"], dict)
+    )
+
+
+class ArcionJson(DebeziumJson):
+    """Arcion Replicant JSON CDC (separate key and value documents)."""
+
+    name = "arcion-json"
+    description = "Arcion Replicant JSON CDC for Kafka (key and value documents, Connect schemas)"
+    embedded_schema: ClassVar[EmbeddedSchema] = "yes"
+    default_layout: ClassVar[tuple[str, ...]] = ("before", "after", "source", "op", "ts_ms")
+    empty_image_is_absent: ClassVar[bool] = True
+    schema_optional: ClassVar[bool] = False
+
+    def detect(self, message: Message) -> bool:
+        value = message.value
+        if not isinstance(value, dict) or "schema" not in value or "payload" not in value:
+            return False
+        if is_key_document(value):
+            return True
+        return checked(lambda: self._is_arcion(value["schema"], value["payload"]))
+
+    @staticmethod
+    def _is_arcion(schema: Any, payload: Any) -> bool:
+        return (
+            isinstance(payload, dict)
+            and is_envelope_schema(schema, ("op", "source", "before", "after"))
+            and is_arcion_envelope(schema, payload)
+        )
+
+    def assemble(self, messages: Iterable[Message]) -> Iterator[Message]:
+        """Pair each key document with the value document (or ``null`` tombstone) after it."""
+        pending: Message | None = None
+        for message in messages:
+            if message.has_key:
+                yield message
+                continue
+            if is_key_document(message.value):
+                if pending is not None:
+                    raise InputError(
+                        "a key document is followed by another key document, not by its value",
+                        pending.where,
+                    )
+                pending = message
+                continue
+            if pending is None:
+                yield message
+                continue
+            yield Message(
+                value=message.value,
+                key=pending.value,
+                where=message.where,
+                meta=message.meta,
+                has_key=True,
+            )
+            pending = None
+        if pending is not None:
+            raise InputError("the last key document has no value document after it", pending.where)
