@@ -1,0 +1,267 @@
+"""``cdc-contracts registry plan | push | pull``: keep a Schema Registry in step with contracts."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from cli.common import OutputMode, print_json, table
+
+registry_app = typer.Typer(
+    name="registry",
+    help="Plan, push and pull contracts against any Confluent-compatible Schema Registry "
+    "(Confluent, Redpanda, Karapace, Apicurio's ccompat API, or `cdc-contracts serve`).",
+    no_args_is_help=True,
+)
+
+Url = Annotated[
+    str,
+    typer.Option(
+        "--url",
+        envvar="SCHEMA_REGISTRY_URL",
+        help="Registry base URL (env SCHEMA_REGISTRY_URL), e.g. http://localhost:8081",
+    ),
+]
+BasicAuth = Annotated[
+    str | None,
+    typer.Option(
+        "--basic-auth", envvar="SCHEMA_REGISTRY_BASIC_AUTH", help="USER:PASSWORD (env ...)"
+    ),
+]
+Bearer = Annotated[
+    str | None,
+    typer.Option("--bearer-token", envvar="SCHEMA_REGISTRY_BEARER_TOKEN", help="Bearer token"),
+]
+LogicalCluster = Annotated[
+    str,
+    typer.Option("--logical-cluster", help="Confluent Cloud logical cluster (with a bearer token)"),
+]
+CaCert = Annotated[Path | None, typer.Option("--ca-cert", help="CA bundle for TLS")]
+ClientCert = Annotated[Path | None, typer.Option("--client-cert", help="Client certificate (PEM)")]
+ClientKey = Annotated[Path | None, typer.Option("--client-key", help="Client private key (PEM)")]
+Insecure = Annotated[bool, typer.Option("--insecure", help="Do not verify TLS certificates")]
+Timeout = Annotated[float, typer.Option("--timeout", help="Seconds per request")]
+Strategy = Annotated[
+    str,
+    typer.Option("--strategy", help="Subject naming: topic (default), record or topic-record"),
+]
+Concurrency = Annotated[int, typer.Option("--concurrency", min=1, max=64, help="Parallel requests")]
+Output = Annotated[OutputMode, typer.Option("--output", help="text (a table) or json")]
+Source = Annotated[
+    Path, typer.Argument(help="A contract file or a directory of *.yaml contract files")
+]
+
+
+def _client(
+    url: str,
+    basic_auth: str | None,
+    bearer_token: str | None,
+    logical_cluster: str,
+    ca_cert: Path | None,
+    client_cert: Path | None,
+    client_key: Path | None,
+    insecure: bool,
+    timeout: float,
+) -> Any:
+    from registry_sync.client import RegistryClient, RegistryConfig
+
+    return RegistryClient(
+        RegistryConfig(
+            url=url,
+            basic_auth=basic_auth,
+            bearer_token=bearer_token,
+            bearer_logical_cluster=logical_cluster,
+            ca_location=str(ca_cert) if ca_cert else None,
+            cert_location=str(client_cert) if client_cert else None,
+            key_location=str(client_key) if client_key else None,
+            verify=not insecure,
+            timeout=timeout,
+        )
+    )
+
+
+def _desired(source: Path, strategy: str) -> list[Any]:
+    from registry_sync.desired import desired_subjects, load_contracts
+    from registry_sync.naming import parse_strategy
+
+    return desired_subjects(load_contracts(source), parse_strategy(strategy))
+
+
+def _action_text(item: Any) -> str:
+    text = str(item.action.value)
+    if item.level_change:
+        text += f" (compatibility {item.level_from or '-'} -> {item.level_to})"
+    return text
+
+
+def _reason(item: Any) -> str:
+    lines = list(item.messages)
+    lines += [f"{f['path']}: {f['message']}" for f in item.findings]
+    return "\n".join(lines)
+
+
+@registry_app.command("plan")
+def plan_cmd(
+    url: Url,
+    source: Source = Path("."),
+    basic_auth: BasicAuth = None,
+    bearer_token: Bearer = None,
+    logical_cluster: LogicalCluster = "",
+    ca_cert: CaCert = None,
+    client_cert: ClientCert = None,
+    client_key: ClientKey = None,
+    insecure: Insecure = False,
+    timeout: Timeout = 10.0,
+    strategy: Strategy = "topic",
+    concurrency: Concurrency = 8,
+    output: Output = OutputMode.text,
+) -> None:
+    """Show per subject what a push would do; writes nothing; exit 1 if a push would refuse.
+
+    Actions: create, new-version, metadata (identity only), unchanged, incompatible, error;
+    a compatibility level change is shown beside the action.
+    """
+    from registry_sync.sync import Action, plan
+
+    desired = _desired(source, strategy)
+    with _client(
+        url,
+        basic_auth,
+        bearer_token,
+        logical_cluster,
+        ca_cert,
+        client_cert,
+        client_key,
+        insecure,
+        timeout,
+    ) as client:
+        planned = plan(client, desired, concurrency)
+    if output is OutputMode.json:
+        print_json({"registry": url, "subjects": [p.to_json() for p in planned]})
+    else:
+        rows = [
+            [p.subject, p.contract, _action_text(p), p.version, p.schema_id, _reason(p)]
+            for p in planned
+        ]
+        table(
+            f"registry plan: {url}", ["subject", "contract", "action", "version", "id", "why"], rows
+        )
+        _summary([p.action.value for p in planned])
+    if any(p.action in (Action.INCOMPATIBLE, Action.ERROR) for p in planned):
+        raise typer.Exit(1)
+
+
+@registry_app.command("push")
+def push_cmd(
+    url: Url,
+    source: Source = Path("."),
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Plan only; write nothing")] = False,
+    basic_auth: BasicAuth = None,
+    bearer_token: Bearer = None,
+    logical_cluster: LogicalCluster = "",
+    ca_cert: CaCert = None,
+    client_cert: ClientCert = None,
+    client_key: ClientKey = None,
+    insecure: Insecure = False,
+    timeout: Timeout = 10.0,
+    strategy: Strategy = "topic",
+    concurrency: Concurrency = 8,
+    output: Output = OutputMode.text,
+) -> None:
+    """Check every subject first, then register what changed; exit 1 if anything was refused.
+
+    A refused or failed subject does not stop the others; a re-run after success changes nothing.
+    """
+    from registry_sync.sync import push
+
+    desired = _desired(source, strategy)
+    with _client(
+        url,
+        basic_auth,
+        bearer_token,
+        logical_cluster,
+        ca_cert,
+        client_cert,
+        client_key,
+        insecure,
+        timeout,
+    ) as client:
+        results = push(client, desired, concurrency, dry_run=dry_run)
+    if output is OutputMode.json:
+        print_json(
+            {"registry": url, "dry_run": dry_run, "subjects": [r.to_json() for r in results]}
+        )
+    else:
+        rows = [
+            [
+                r.plan.subject,
+                r.plan.contract,
+                _action_text(r.plan),
+                r.outcome.value,
+                r.version,
+                r.schema_id,
+                r.error or _reason(r.plan),
+            ]
+            for r in results
+        ]
+        title = f"registry push{' (dry run)' if dry_run else ''}: {url}"
+        table(title, ["subject", "contract", "plan", "outcome", "version", "id", "why"], rows)
+        _summary([r.outcome.value for r in results])
+    if not all(r.ok for r in results):
+        raise typer.Exit(1)
+
+
+@registry_app.command("pull")
+def pull_cmd(
+    url: Url,
+    out_dir: Annotated[Path, typer.Option("-o", "--out", help="Directory for contract files")],
+    subject_pattern: Annotated[
+        str | None, typer.Option("--subject-pattern", help="Regular expression on subject names")
+    ] = None,
+    basic_auth: BasicAuth = None,
+    bearer_token: Bearer = None,
+    logical_cluster: LogicalCluster = "",
+    ca_cert: CaCert = None,
+    client_cert: ClientCert = None,
+    client_key: ClientKey = None,
+    insecure: Insecure = False,
+    timeout: Timeout = 10.0,
+    concurrency: Concurrency = 8,
+    output: Output = OutputMode.text,
+) -> None:
+    """Write contract files rebuilt from the contracts carried in registered schemas."""
+    from registry_sync.sync import pull
+
+    with _client(
+        url,
+        basic_auth,
+        bearer_token,
+        logical_cluster,
+        ca_cert,
+        client_cert,
+        client_key,
+        insecure,
+        timeout,
+    ) as client:
+        report = pull(client, out_dir, subject_pattern, concurrency)
+    if output is OutputMode.json:
+        print_json(report.to_json())
+        return
+    rows: list[list[Any]] = [[str(p), "written"] for p in report.written]
+    rows += [[s, f"skipped: {why}"] for s, why in report.skipped]
+    table(f"registry pull: {url}", ["file / subject", "result"], rows)
+
+
+def _summary(values: list[str]) -> None:
+    from collections import Counter
+
+    from cli.common import stderr_console
+
+    counts = Counter(values)
+    stderr_console().print(", ".join(f"{n} {k}" for k, n in sorted(counts.items())) or "nothing")
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(registry_app, name="registry")

@@ -1,0 +1,67 @@
+"""The registry as the baseline of ``cdc-contracts check --against registry``.
+
+:class:`RegistryBaseline` answers, for a contract, every version registered under its value
+subject, rebuilt as contracts from the schemas' metadata (oldest first), and the raw Avro texts
+for versions registered by other tools (which carry no contract).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from contracts.contract import Contract
+from registry_sync.client import RegistryClient, RegistryConfig
+from registry_sync.desired import contract_from_properties, desired_subjects
+from registry_sync.naming import SubjectNameStrategy
+
+
+class RegistryBaseline:
+    """Previous versions of contracts, read from a Schema Registry.
+
+    ``auth`` takes :class:`~registry_sync.client.RegistryConfig` fields (``basic_auth``,
+    ``bearer_token``, ``ca_location``, ``timeout``, ...).
+    """
+
+    def __init__(
+        self,
+        url: str,
+        strategy: SubjectNameStrategy | str = SubjectNameStrategy.TOPIC,
+        **auth: Any,
+    ) -> None:
+        self.client = RegistryClient(RegistryConfig(url=url, **auth))
+        self.strategy = strategy
+
+    def close(self) -> None:
+        self.client.close()
+
+    def subject(self, contract: Contract, part: str = "value") -> str | None:
+        """The subject the contract's ``part`` is registered under (None: no such part)."""
+        for item in desired_subjects([contract], self.strategy):
+            if item.part == part:
+                return item.subject
+        return None
+
+    def previous_avro(self, contract: Contract, part: str = "value") -> list[str]:
+        """Every live registered schema text of the subject, oldest first."""
+        return [schema for _, schema in self._versions(contract, part)]
+
+    def previous(self, contract: Contract) -> list[Contract]:
+        """Every registered version as a contract, oldest first (versions without one skipped)."""
+        subject = self.subject(contract)
+        out: list[Contract] = []
+        for props, _schema in self._versions(contract, "value"):
+            found = contract_from_properties(props, subject or contract.name)
+            if found is not None:
+                out.append(found)
+        return out
+
+    def _versions(self, contract: Contract, part: str) -> list[tuple[Any, str]]:
+        subject = self.subject(contract, part)
+        if subject is None:
+            return []
+        out = []
+        for number in self.client.versions(subject):
+            got = self.client.version(subject, number)
+            if got is not None and got.schema is not None:
+                out.append((got.metadata_properties, got.schema))
+        return out
