@@ -775,16 +775,13 @@ class ConnectEnvelopeFormat(Format):
         try:
             schema_raw, payload = self.split(self.value_of(message), where)
             derived = self._derived(contract)
-            plan = self.contract_plan(None)
-            if schema_raw is not None:
-                plan = self.plan(schema_raw, where)
-                assert plan.envelope is not None
-                out.extend(
-                    Violation(where, *d) for d in envelope_drift(plan.envelope, derived.value, self)
-                )
-            out.extend(self._key_drift(message, derived))
+            plan = self.contract_plan(None) if schema_raw is None else self.plan(schema_raw, where)
             if self.control_of(payload, plan) is not None:
-                return out
+                return []
+            if plan.envelope is not None and schema_raw is not None:
+                drift = envelope_drift(plan.envelope, derived.value, self)
+                out.extend(Violation(where, *d) for d in drift)
+            out.extend(self._key_drift(message, derived))
             self.facts(payload, where)
         except InputError as err:
             path = (err.where or "").removeprefix(where).strip() or "$"

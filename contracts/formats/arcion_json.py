@@ -26,6 +26,7 @@ def is_key_document(value: Any) -> bool:
     schema = value["schema"]
     return (
         is_envelope_schema(schema, ())
+        and str(schema.get("name", "")).endswith(".Key")
         and raw_field(schema, "op") is None
         and isinstance(value["payload"], dict)
     )

@@ -30,7 +30,7 @@ from contracts.formats._connect import (
     table_from_source,
 )
 from contracts.formats.base import EmbeddedSchema, Message
-from contracts.schema import ConnectSchema, primitive
+from contracts.schema import ConnectSchema, primitive, struct
 
 _OPTIONAL_INT64: Final = primitive("int64", optional=True)
 
@@ -41,6 +41,17 @@ DEBEZIUM_FIXED: Final[Mapping[str, ConnectSchema]] = {
     "ts_us": _OPTIONAL_INT64,
     "ts_ns": _OPTIONAL_INT64,
 }
+
+#: Debezium's transaction metadata block (1.x layout), for payload-only samples that never
+#: show a non-null one.
+TRANSACTION_BLOCK: Final = struct(
+    [
+        primitive("string", field="id"),
+        primitive("int64", field="total_order"),
+        primitive("int64", field="data_collection_order"),
+    ],
+    optional=True,
+)
 
 #: Keys a payload-only (schemas.enable=false) envelope may have.
 ENVELOPE_KEYS: Final = frozenset(
@@ -159,6 +170,8 @@ class DebeziumJson(ConnectEnvelopeFormat):
     # --- payload-only samples ----------------------------------------------------------------
 
     def sketched_block(self, name: str, state: _InferState) -> ConnectSchema:
+        if name == "transaction" and not state.transaction.kinds - {"null"}:
+            return TRANSACTION_BLOCK.as_field(name)
         block = super().sketched_block(name, state)
         if name != "source":
             return block
