@@ -456,6 +456,10 @@ def decode_cell(
 
 
 def _decode_native(value: Any, schema: ConnectSchema) -> Any:
+    if isinstance(value, bytes):
+        if schema.type == "bytes":
+            return value
+        raise DecodeError(f"raw bytes are not a {schema.name or schema.type}")
     kind = _native_kind(value)
     if kind == "json":
         if schema.type == "string":
