@@ -57,7 +57,9 @@ def main() -> None:
     """Entry point: run the app, turning project errors into one line and an exit code."""
     warnings.simplefilter("default")
     try:
-        app(standalone_mode=False)
+        code = app(standalone_mode=False)
+        if isinstance(code, int) and code:  # a typer.Exit(code) raised inside a command
+            sys.exit(code)
     except ContractsError as err:
         fail_with(err)
     except typer.Exit as ex:
