@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -65,10 +66,14 @@ def diff_sides(
     earlier = list(history) if history else [old]
     value_verdict = registry_verdict(new.value_avro, [s.value_avro for s in earlier], lvl)
     key_verdict = _key_verdict(new, earlier, lvl)
-    findings = [
-        *_side_findings(old, new),
+    _, prefix = new.row
+    registry = [
         *_registry_findings("value", value_verdict, len(earlier)),
         *_registry_findings("key", key_verdict, len(earlier)),
+    ]
+    findings = [
+        *_side_findings(old, new),
+        *(_with_column(f, prefix) for f in registry),
         *_row_findings(old, new),
     ]
     findings.sort(key=lambda f: f.severity.rank)
@@ -126,6 +131,15 @@ def _registry_findings(part: str, verdict: Verdict, total: int) -> list[Finding]
                 seen.add(key)
                 out.append(f)
     return _drop_before_twins(out)
+
+
+def _with_column(finding: Finding, row_prefix: str) -> Finding:
+    """A registry finding tagged with its top-level column (for annotations)."""
+    for prefix in (f"{row_prefix}.", "key."):
+        if finding.path.startswith(prefix):
+            column = finding.path[len(prefix) :].split(".", 1)[0].split("[", 1)[0]
+            return dataclasses.replace(finding, column=column.split("{", 1)[0])
+    return finding
 
 
 def _drop_before_twins(findings: list[Finding]) -> list[Finding]:

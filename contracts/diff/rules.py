@@ -170,17 +170,12 @@ def _old_new(p: RegistryProblem) -> tuple[str | None, str | None]:
 def _registry_finding(rule: str, p: RegistryProblem, fact: str) -> Iterator[Finding]:
     old, new = _old_new(p)
     yield Finding(
-        rule,
-        _registry_path(p),
-        Severity.breaking,
-        f"{fact}; {_consequence(p)} (Avro: {p.check.problem.detail}).",
-        old,
-        new,
+        rule, _registry_path(p), Severity.breaking, f"{fact}; {_consequence(p)}.", old, new
     )
 
 
 def _field_label(p: RegistryProblem) -> str:
-    return p.check.problem.location or "the record"
+    return p.check.problem.location or "the root"
 
 
 def avro_field_no_default(p: RegistryProblem) -> Iterator[Finding]:
@@ -188,7 +183,7 @@ def avro_field_no_default(p: RegistryProblem) -> Iterator[Finding]:
     if p.check.direction == "backward":
         fact = f"Field {label} was added without a default"
     else:
-        fact = f"Field {label} was removed although the older schema has no default for it"
+        fact = f"Field {label} was removed but the older schema needs it (it has no default)"
     yield from _registry_finding("avro-field-no-default", p, fact)
 
 
@@ -199,24 +194,33 @@ def avro_type_mismatch(p: RegistryProblem) -> Iterator[Finding]:
 
 
 def avro_union_branch_missing(p: RegistryProblem) -> Iterator[Finding]:
-    old, new = _old_new(p)
-    fact = f"Field {_field_label(p)} changed from {old} to {new}, dropping a union branch"
+    prob = p.check.problem
+    if p.check.direction == "backward":
+        fact = (
+            f"Field {_field_label(p)} changed to {prob.reader}, which has no branch for the "
+            f"older {prob.writer}"
+        )
+    else:
+        fact = (
+            f"Field {_field_label(p)} changed to {prob.writer}, which the older "
+            f"{prob.reader} has no branch for"
+        )
     yield from _registry_finding("avro-union-branch-missing", p, fact)
 
 
 def avro_name_mismatch(p: RegistryProblem) -> Iterator[Finding]:
     old, new = _old_new(p)
-    fact = f"Named type at {_field_label(p)} was renamed from {old} to {new}"
+    fact = f"Type at {_field_label(p)} was renamed from {old} to {new} without an alias"
     yield from _registry_finding("avro-name-mismatch", p, fact)
 
 
 def avro_enum_symbols_missing(p: RegistryProblem) -> Iterator[Finding]:
-    fact = f"Enum at {_field_label(p)} changed its symbols"
+    fact = f"Enum at {_field_label(p)} changed symbols: {p.check.problem.detail}"
     yield from _registry_finding("avro-enum-symbols-missing", p, fact)
 
 
 def avro_fixed_size_mismatch(p: RegistryProblem) -> Iterator[Finding]:
-    fact = f"Fixed type at {_field_label(p)} changed size"
+    fact = f"Fixed type at {_field_label(p)} changed size: {p.check.problem.detail}"
     yield from _registry_finding("avro-fixed-size-mismatch", p, fact)
 
 

@@ -12,7 +12,7 @@ from functools import cached_property
 from typing import Any, Literal
 
 from contracts.contract import Contract
-from contracts.errors import ContractsError, SchemaError
+from contracts.errors import ContractsError, SchemaError, UnknownFormatError
 from contracts.schema import ConnectSchema
 
 SideKind = Literal["contract", "avro", "connect", "message"]
@@ -30,10 +30,18 @@ def _avro_to_connect(avro: Any) -> ConnectSchema:
     return avro_to_connect(avro)
 
 
-def _contract_avro(contract: Contract, part: str) -> Any:
+def _contract_avro(contract: Contract, part: Literal["key", "value"]) -> Any:
     from contracts.render import contract_avro
 
     return contract_avro(contract, part)
+
+
+def _contract_value_avro(contract: Contract) -> Any:
+    """The contract's value Avro; its row's Avro when the format cannot derive a value schema."""
+    try:
+        return _contract_avro(contract, "value")
+    except UnknownFormatError:
+        return _connect_to_avro(contract.row_schema)
 
 
 @dataclass(frozen=True, eq=False)
@@ -88,7 +96,7 @@ class Side:
         """The value schema in Avro (what the registry compares)."""
         if self.contract is not None:
             contract = self.contract
-            return self._located(lambda: _contract_avro(contract, "value"))
+            return self._located(lambda: _contract_value_avro(contract))
         if self.avro_value is not None:
             return self.avro_value
         assert self.connect_value is not None
