@@ -196,9 +196,10 @@ class RegistryClient:
         messages = found.get("messages") or []
         return bool(found.get("is_compatible", True)), [str(m) for m in messages]
 
-    async def compatibility(self, subject: str) -> str | None:
+    async def compatibility(self, subject: str, default_to_global: bool = True) -> str | None:
+        flag = "true" if default_to_global else "false"
         found = await self.request(
-            "GET", f"/config/{_q(subject)}?defaultToGlobal=true", missing_ok=True
+            "GET", f"/config/{_q(subject)}?defaultToGlobal={flag}", missing_ok=True
         )
         if isinstance(found, dict):
             level = found.get("compatibilityLevel") or found.get("compatibility")
@@ -386,14 +387,9 @@ class Catalog:
 
 
 # --- contracts in the registry ------------------------------------------------------------------
-
-#: metadata property -> meaning, as contracts are registered (see :func:`registration`).
-CONTRACT_PROPERTY: Final = "cdc.contract"
-NAME_PROPERTY: Final = "cdc.contract.name"
-FORMAT_PROPERTY: Final = "cdc.contract.format"
-TOPIC_PROPERTY: Final = "cdc.contract.topic"
-OWNER_PROPERTY: Final = "cdc.contract.owner"
-PART_PROPERTY: Final = "cdc.contract.part"
+# Contracts travel as schema metadata the way ``registry_sync`` pushes them (registry_sync.desired):
+# every key and value subject carries ``cdc.contract.*`` identity properties and the whole
+# contract as JSON, so a value subject's versions are the contract's versions.
 
 
 def _properties(registered: Mapping[str, Any] | None) -> dict[str, str]:
@@ -404,101 +400,86 @@ def _properties(registered: Mapping[str, Any] | None) -> dict[str, str]:
     return {str(k): str(v) for k, v in props.items()} if isinstance(props, dict) else {}
 
 
-def contract_subjects_for(contract: Contract) -> dict[str, str]:
-    """part -> subject under TopicNameStrategy (the topic, else the contract name)."""
-    topic = contract.topic or contract.name
-    parts = ("key", "value") if contract.key else ("value",)
-    return {part: f"{topic}-{part}" for part in parts}
-
-
-def registration(contract: Contract, part: str) -> tuple[str, dict[str, str]]:
-    """The Avro schema text and metadata properties registered for one part of a contract."""
-    from contracts.render import contract_avro
-
-    schema = orjson.dumps(contract_avro(contract, part)).decode("utf-8")
-    props = {
-        NAME_PROPERTY: contract.name,
-        FORMAT_PROPERTY: contract.format,
-        PART_PROPERTY: part,
-        CONTRACT_PROPERTY: orjson.dumps(contract.to_dict()).decode("utf-8"),
-    }
-    if contract.topic:
-        props[TOPIC_PROPERTY] = contract.topic
-    if contract.owner:
-        props[OWNER_PROPERTY] = contract.owner
-    return schema, props
-
-
 async def registered_entries(registry: RegistryClient, problems: list[str]) -> dict[str, Entry]:
-    """Contracts found in the registry: value subjects whose metadata names a contract."""
-    entries: dict[str, Entry] = {}
-    for subject in await registry.subjects():
-        latest = await registry.version(subject, "latest")
-        props = _properties(latest)
-        name = props.get(NAME_PROPERTY)
-        if not name or props.get(PART_PROPERTY, "value") != "value":
-            continue
+    """Contracts found in the registry: value subjects whose metadata carries a contract."""
+    from registry_sync.desired import PROP_PART, contract_from_properties
+
+    subjects = await registry.subjects()
+    by_name: dict[str, dict[str, str]] = {}
+    latest: dict[str, Contract] = {}
+    for subject in subjects:
+        props = _properties(await registry.version(subject, "latest"))
         try:
-            validate_name(name)
+            contract = contract_from_properties(props, f"subject {subject}")
         except ContractsError as err:
-            problems.append(f"subject {subject}: {err.one_line()}")
+            problems.append(err.one_line())
             continue
-        if name in entries:
-            problems.append(f"subject {subject}: contract {name!r} is also registered elsewhere")
+        if contract is None:
             continue
-        subjects = {"value": subject}
-        key_subject = subject[: -len("-value")] + "-key" if subject.endswith("-value") else None
-        if key_subject is not None and await registry.versions(key_subject):
-            subjects["key"] = key_subject
-        refs = tuple(
-            VersionRef(name, v, "registry", subjects) for v in await registry.versions(subject)
-        )
+        part = props.get(PROP_PART, "value")
+        parts = by_name.setdefault(contract.name, {})
+        if part in parts:
+            problems.append(
+                f"subject {subject}: contract {contract.name!r} {part} is also in {parts[part]}"
+            )
+            continue
+        parts[part] = subject
+        if part == "value":
+            latest[contract.name] = contract
+    entries: dict[str, Entry] = {}
+    for name, contract in latest.items():
+        subject_of = by_name[name]
+        versions = await registry.versions(subject_of["value"])
+        refs = tuple(VersionRef(name, v, "registry", subject_of) for v in versions)
         if refs:
             entries[name] = Entry(
-                name,
-                props.get(FORMAT_PROPERTY, "unknown"),
-                props.get(TOPIC_PROPERTY),
-                props.get(OWNER_PROPERTY),
-                "registry",
-                refs,
+                name, contract.format, contract.topic, contract.owner, "registry", refs
             )
     return entries
 
 
 async def load_registered(registry: RegistryClient, ref: VersionRef) -> Loaded:
     """The contract registered as version ``ref.version`` of its value subject."""
+    from registry_sync.desired import contract_from_properties
+
     subject = ref.subjects["value"]
     found = await registry.version(subject, ref.version)
+    where = f"subject {subject} version {ref.version}"
     if found is None:
-        raise NotFoundError(f"subject {subject} has no version {ref.version}", subject)
-    text = _properties(found).get(CONTRACT_PROPERTY)
-    if text is None:
-        raise NotFoundError(
-            f"version {ref.version} of subject {subject} carries no contract metadata", subject
-        )
-    from contracts.contract import parse_contract
-
-    contract = parse_contract(text, f"{subject} version {ref.version}")
-    ids = {"value": int(found.get("id", 0))}
-    return Loaded(ref, contract, ids)
+        raise NotFoundError(f"{where} does not exist", subject)
+    contract = contract_from_properties(_properties(found), where)
+    if contract is None:
+        raise NotFoundError(f"{where} carries no contract metadata", subject)
+    return Loaded(ref, contract, {"value": int(found.get("id", 0))})
 
 
 async def register_contract(registry: RegistryClient, contract: Contract) -> dict[str, Any]:
-    """Register key then value (the value version is the contract version); ids per part."""
-    subjects = contract_subjects_for(contract)
-    planned = {part: registration(contract, part) for part in subjects}
-    for part, (schema, _props) in planned.items():
-        ok, reasons = await registry.is_compatible(subjects[part], schema)
+    """Register the contract's subjects as ``registry_sync`` would: check all, then write.
+
+    Every subject is checked with the registry's own compatibility endpoint first, so a refusal
+    leaves nothing half-applied; then each is registered with its metadata.
+    """
+    from registry_sync.desired import desired_subjects
+
+    wanted = desired_subjects([contract])
+    for item in wanted:
+        ok, reasons = await registry.is_compatible(item.subject, item.schema)
         if not ok:
             detail = "; ".join(reasons) or "incompatible with the registered schema"
-            raise ConflictError(f"the registry refuses {part}: {detail}", subjects[part])
+            raise ConflictError(f"the registry refuses {item.part}: {detail}", item.subject)
     ids: dict[str, int] = {}
-    for part, (schema, props) in planned.items():
+    subjects: dict[str, str] = {}
+    for item in wanted:
+        if await registry.compatibility(item.subject, default_to_global=False) != item.level:
+            await registry.request(
+                "PUT", f"/config/{_q(item.subject)}", body={"compatibility": item.level}
+            )
         try:
-            ids[part] = await registry.register(subjects[part], schema, props)
+            ids[item.part] = await registry.register(item.subject, item.schema, item.properties)
         except RegistryRefusedError as err:
             if err.http_status == 409:
-                raise ConflictError(err.what, subjects[part]) from None
+                raise ConflictError(err.what, item.subject) from None
             raise
+        subjects[item.part] = item.subject
     versions = await registry.versions(subjects["value"])
     return {"version": versions[-1] if versions else None, "subjects": subjects, "schema_ids": ids}

@@ -108,25 +108,17 @@ def candidate_contract(value: dict[str, Any] | str, where: str) -> Contract:
 
 
 async def verdict(
-    catalog: Catalog, name: str, candidate: Contract, level: CompatibilityLevel
+    catalog: Catalog, name: str, candidate: Contract, level: CompatibilityLevel | None
 ) -> dict[str, Any]:
-    """The candidate checked against the contract's versions (all of them when transitive)."""
-    from contracts.diff import diff_contracts
+    """The candidate diffed with the latest version; the registry verdict is taken against
+    every version for transitive levels, against the latest otherwise (as the registry does)."""
+    from contracts.diff import Side, diff_sides
 
     entry = await catalog.entry(name)
-    refs = entry.versions if level.transitive else entry.versions[-1:]
-    checked = []
-    for ref in reversed(refs):
-        old = (await catalog.load(ref)).contract
-        result = diff_contracts(old, candidate, level)
-        checked.append({"version": ref.version, **result.to_json()})
-    return {
-        "name": name,
-        "level": level.value,
-        "compatible": all(c["compatible"] for c in checked),
-        "breaking": any(c["breaking"] for c in checked),
-        "checked": checked,
-    }
+    history = [Side.of_contract((await catalog.load(ref)).contract) for ref in entry.versions]
+    result = diff_sides(history[-1], Side.of_contract(candidate), level, history=history)
+    against = entry.versions if result.level.transitive else entry.versions[-1:]
+    return {"name": name, "against_versions": [r.version for r in against], **result.to_json()}
 
 
 @router.post("/{name}/check", summary="Check a candidate against the registered versions")
@@ -139,7 +131,7 @@ async def check(
     """Would the candidate be accepted? Transitive levels check every version, others the latest."""
     candidate = candidate_contract(request.candidate, "$.candidate")
     _same_name(name, candidate)
-    return await verdict(catalog, name, candidate, request.level or candidate.compatibility)
+    return await verdict(catalog, name, candidate, request.level)
 
 
 _PUT_BODY = {
@@ -185,10 +177,10 @@ class IncompatibleContractError(ConflictError):
     """The candidate breaks compatibility with registered versions; the verdict is kept."""
 
     def __init__(self, result: dict[str, Any]) -> None:
-        broken = [c["version"] for c in result["checked"] if not c["compatible"]]
+        versions = ", ".join(map(str, result["against_versions"]))
         super().__init__(
             f"contract {result['name']!r} is not {result['level']} compatible with "
-            f"version(s) {', '.join(map(str, broken))}",
+            f"version(s) {versions}",
             f"/contracts/{result['name']}",
         )
         self.extra = {"verdict": result}

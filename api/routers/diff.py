@@ -20,16 +20,18 @@ class DiffRequest(BaseModel):
 
     old: dict[str, Any] = Field(description="the registered / previous side")
     new: dict[str, Any] = Field(description="the candidate side")
-    level: CompatibilityLevel = CompatibilityLevel.BACKWARD
+    level: CompatibilityLevel | None = Field(
+        default=None, description="defaults to the new contract's level, else BACKWARD"
+    )
 
 
 @router.post("/diff", summary="Diff two contracts or schemas")
 async def diff(request: DiffRequest) -> dict[str, Any]:
     """The diff result, identical to ``cdc-contracts diff --output json``."""
-    from contracts.diff import diff_contracts
+    from contracts.diff import diff_sides
     from contracts.diff.inputs import load_side_obj
 
     old = load_side_obj(request.old, "$.old")
     new = load_side_obj(request.new, "$.new")
-    result: dict[str, Any] = diff_contracts(old, new, request.level).to_json()
+    result: dict[str, Any] = diff_sides(old, new, request.level).to_json()
     return result

@@ -1,0 +1,90 @@
+"""Helpers: a real ``cdc-contracts serve`` process (uvicorn) on a free port, with a temp SQLite registry."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+
+ROOT = Path(__file__).resolve().parents[2]
+FIXTURES = ROOT / "tests" / "fixtures"
+
+API_KEY_ENV = "CDC_CONTRACTS_TEST_API_KEY"
+API_KEY = "test-key-5f1d0c"
+ORDERS = FIXTURES / "debezium-json" / "postgres-orders.expected.yaml"
+ORDERS_MESSAGES = FIXTURES / "debezium-json" / "postgres-orders.kcat.jsonl"
+
+
+@dataclass(frozen=True)
+class Server:
+    url: str
+    contracts_dir: Path
+    process: subprocess.Popen[bytes]
+
+    def client(self, **kwargs: object) -> httpx.Client:
+        return httpx.Client(base_url=self.url, timeout=30.0, **kwargs)  # type: ignore[arg-type]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def start_server(tmp: Path, *extra: str, env: dict[str, str] | None = None) -> Server:
+    """Start ``cdc-contracts serve`` and wait until ``/health`` answers."""
+    port = free_port()
+    log = (tmp / f"server-{port}.log").open("wb")
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "cli.main",
+            "serve",
+            "--port",
+            str(port),
+            "--log-level",
+            "warning",
+            *extra,
+        ],
+        cwd=ROOT,
+        env={**os.environ, API_KEY_ENV: API_KEY, **(env or {})},
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"server exited: {(tmp / f'server-{port}.log').read_text()}")
+        try:
+            if httpx.get(f"{url}/health", timeout=1).status_code == 200:
+                return Server(url, tmp / "contracts", process)
+        except httpx.HTTPError:
+            time.sleep(0.1)
+    process.kill()
+    raise RuntimeError("server did not start within 30 s")
+
+
+def stop_server(server: Server) -> None:
+    server.process.terminate()
+    try:
+        server.process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        server.process.kill()
+
+
+def contracts_dir(tmp: Path) -> Path:
+    """A contracts directory with the orders contract and one broken file."""
+    directory = tmp / "contracts"
+    directory.mkdir(parents=True, exist_ok=True)
+    shutil.copy(ORDERS, directory / "orders.yaml")
+    (directory / "broken.yaml").write_text("name: broken\nformat: debezium-json\ntopix: x\n")
+    return directory
