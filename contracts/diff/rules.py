@@ -339,10 +339,13 @@ def logical_type_changed(c: ColumnPair) -> Iterator[Finding]:
     if old is None or new is None or _temporal(old) or _temporal(new):
         return
     if (old.kind, old.unit) != (new.kind, new.unit):
+        same_short = _short(old.name) == _short(new.name)
+        before = f"{old.name} ({old.description})" if same_short else _meaning(old)
+        after = f"{new.name} ({new.description})" if same_short else _meaning(new)
         yield c.finding(
             "logical-type-changed",
             Severity.breaking,
-            f"Column {c.label} changed logical type from {_meaning(old)} to {_meaning(new)}.",
+            f"Column {c.label} changed logical type from {before} to {after}.",
             old.name,
             new.name,
         )
@@ -607,7 +610,7 @@ RULES: Final[tuple[Rule, ...]] = (
     # registry verdict explanations
     Rule("avro-field-no-default", "A field one side reads is missing on the other and has no default.", _B, ALL_LEVELS, "registry", avro_field_no_default),
     Rule("avro-type-mismatch", "A field's Avro type changed to one the reader cannot promote from.", _B, ALL_LEVELS, "registry", avro_type_mismatch),
-    Rule("avro-union-branch-missing", "A union (e.g. an optional field) lost a branch the writer uses.", _B, ALL_LEVELS, "registry", avro_union_branch_missing),
+    Rule("avro-union-branch-missing", "A union, such as an optional field, lost a branch the writer uses.", _B, ALL_LEVELS, "registry", avro_union_branch_missing),
     Rule("avro-name-mismatch", "A record, enum or fixed type was renamed without an alias.", _B, ALL_LEVELS, "registry", avro_name_mismatch),
     Rule("avro-enum-symbols-missing", "An Avro enum lost symbols the writer may use.", _B, ALL_LEVELS, "registry", avro_enum_symbols_missing),
     Rule("avro-fixed-size-mismatch", "An Avro fixed type changed size.", _B, ALL_LEVELS, "registry", avro_fixed_size_mismatch),
