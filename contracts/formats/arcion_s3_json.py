@@ -76,7 +76,7 @@ class ArcionS3Change:
 def parse_table_name(value: Any, where: str, path: str = "$.tableName") -> TableId:
     """``tableName{namespace{catalog, schema}, name}`` → TableId (catalog is the database)."""
     table = require_dict(value, where, path, "tableName")
-    namespace = table.get("namespace") or {}
+    namespace = _or_empty(table.get("namespace"))
     namespace = require_dict(namespace, where, f"{path}.namespace", "namespace")
     name = table.get("name")
     if not isinstance(name, str) or not name:
@@ -116,9 +116,9 @@ def parse_change(message: Message) -> ArcionS3Change:
             f"unknown opType {doc.get('opType')!r} (expected I, U or D)", f"{where} $.opType"
         )
     cursor = parse_json_text(doc.get("cursor"), where, "$.cursor", "cursor")
-    before_raw = require_dict(doc.get("before") or {}, where, "$.before", "before")
-    after_raw = require_dict(doc.get("after") or {}, where, "$.after", "after")
-    exists = require_dict(doc.get("exists") or {}, where, "$.exists", "exists")
+    before_raw = require_dict(_or_empty(doc.get("before")), where, "$.before", "before")
+    after_raw = require_dict(_or_empty(doc.get("after")), where, "$.after", "after")
+    exists = require_dict(_or_empty(doc.get("exists")), where, "$.exists", "exists")
     columns = tuple(dict.fromkeys([*exists, *after_raw, *before_raw]))
     before: dict[str, str | None] = {}
     after: dict[str, str | None] = {}
@@ -267,3 +267,8 @@ class ArcionS3Json(Format):
 
 def _in_image(name: str, change: ArcionS3Change) -> bool:
     return name in (change.before or {}) or name in (change.after or {})
+
+
+def _or_empty(value: Any) -> Any:
+    """``{}`` for an absent (null) object; anything else as it is, to be checked."""
+    return {} if value is None else value

@@ -142,8 +142,8 @@ def parse_record(message: Message) -> OpenCdcRecord:
         if not isinstance(position, str):
             raise InputError("position must be a base64 string", f"{where} $.position")
         decode_base64(position, where, "$.position")
-    metadata = require_dict(doc.get("metadata") or {}, where, "$.metadata", "metadata")
-    payload = require_dict(doc.get("payload") or {}, where, "$.payload", "payload")
+    metadata = require_dict(_or_empty(doc.get("metadata")), where, "$.metadata", "metadata")
+    payload = require_dict(_or_empty(doc.get("payload")), where, "$.payload", "payload")
     return OpenCdcRecord(
         op=op,
         position=position or "",
@@ -338,3 +338,8 @@ def _image(data: Data | None) -> dict[str, Any] | None:
 
 def _contract_table(contract: Contract | None) -> TableId:
     return contract.table_id if contract is not None else TableId()
+
+
+def _or_empty(value: Any) -> Any:
+    """``{}`` for an absent (null) object; anything else as it is, to be checked."""
+    return {} if value is None else value
