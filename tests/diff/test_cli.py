@@ -1,0 +1,259 @@
+"""`cdc-contracts diff` and `check` through the real CLI: every output form and exit code."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from cli.main import app
+
+FIX = Path(__file__).parent.parent / "fixtures" / "diff"
+ROOT = Path(__file__).parent.parent.parent
+runner = CliRunner()
+
+
+def pair(rule: str) -> list[str]:
+    before = next((FIX / rule).glob("before.*"))
+    after = next((FIX / rule).glob("after.*"))
+    return [str(before), str(after)]
+
+
+def run(*args: str, env: dict[str, str] | None = None) -> tuple[int, str]:
+    result = runner.invoke(app, list(args), env=env)
+    return result.exit_code, result.output
+
+
+# --- diff: outputs ----------------------------------------------------------------------------
+
+
+def test_json_output_is_the_diff_result_object() -> None:
+    code, out = run("diff", *pair("decimal-scale-changed"), "--output", "json")
+    assert code == 1
+    data = json.loads(out)
+    assert list(data) == ["level", "compatible", "breaking", "findings"]
+    assert data["level"] == "BACKWARD" and data["compatible"] is True and data["breaking"] is True
+    assert data["findings"] == [
+        {
+            "rule": "decimal-scale-changed",
+            "path": "value.after.amount",
+            "severity": "breaking",
+            "message": "Column amount changed decimal scale from 2 to 3.",
+        }
+    ]
+
+
+def test_text_output_names_rule_path_and_message() -> None:
+    code, out = run("diff", *pair("temporal-unit-changed"))
+    assert code == 1
+    assert "temporal-unit-changed" in out and "value.after.created_at" in out
+    assert "changed timestamp unit from micros to millis" in out
+    assert "result: FAIL" in out
+
+
+def test_github_output_annotates_the_contract_line(tmp_path: Path) -> None:
+    old, new = pair("decimal-scale-changed")
+    line = next(
+        i for i, text in enumerate(Path(new).read_text().splitlines(), 1) if "field: amount" in text
+    )
+    summary = tmp_path / "summary.md"
+    code, out = run(
+        "diff", old, new, "--output", "github", env={"GITHUB_STEP_SUMMARY": str(summary)}
+    )
+    assert code == 1
+    assert (
+        f"::error file={new},line={line},title=decimal-scale-changed (value.after.amount)::"
+        "Column amount changed decimal scale from 2 to 3."
+    ) in out.splitlines()
+    table = summary.read_text()
+    assert "| Contract | Severity | Rule | Path | Message |" in table
+    assert "`decimal-scale-changed`" in table
+
+
+def test_github_output_levels_follow_severity() -> None:
+    code, out = run("diff", *pair("column-removed"), "--output", "github")
+    assert code == 0
+    assert any(line.startswith("::warning file=") for line in out.splitlines())
+    code, out = run("diff", *pair("column-removed"), "--output", "github", "--fail-on", "warning")
+    assert code == 1
+    assert any(line.startswith("::error file=") for line in out.splitlines())
+
+
+def test_junit_output_has_one_case_per_rule() -> None:
+    code, out = run("diff", *pair("key-columns-changed"), "--output", "junit")
+    assert code == 1
+    root = ET.fromstring(out)
+    cases = root.findall(".//testcase")
+    names = [c.get("name") for c in cases]
+    assert "key-columns-changed" in names and "registry-compatibility (BACKWARD)" in names
+    failed = [c.get("name") for c in cases if c.find("failure") is not None]
+    assert "key-columns-changed" in failed
+    assert root.get("failures") == str(len(failed))
+
+
+def test_markdown_output_is_a_table() -> None:
+    code, out = run("diff", *pair("enum-values-added"), "--output", "markdown")
+    assert code == 0
+    assert "| Contract | Level | Compatible | Breaking | Findings |" in out
+    assert "`enum-values-added`" in out and "✅ passed" in out
+
+
+# --- diff: exit codes -------------------------------------------------------------------------
+
+
+def test_exit_0_when_nothing_breaks() -> None:
+    code, out = run("diff", *pair("column-added"))
+    assert code == 0, out
+    assert "result: ok" in out
+
+
+def test_fail_on_warning_and_never() -> None:
+    assert run("diff", *pair("column-removed"))[0] == 0
+    assert run("diff", *pair("column-removed"), "--fail-on", "warning")[0] == 1
+    assert run("diff", *pair("decimal-scale-changed"), "--fail-on", "never")[0] == 0
+
+
+def test_level_option_changes_the_verdict() -> None:
+    old, new = pair("avro-type-mismatch")
+    backward = json.loads(run("diff", old, new, "-o", "json")[1])
+    forward = json.loads(run("diff", old, new, "-o", "json", "--level", "FORWARD")[1])
+    assert backward["compatible"] is False  # int cannot read long
+    assert forward["compatible"] is True  # long reads int
+    assert forward["level"] == "FORWARD"
+    assert run("diff", old, new, "--level", "NONE")[0] == 0
+
+
+def test_exit_2_on_unusable_input(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"type": "struct", "fields": [')
+    code, out = run("diff", str(bad), pair("column-added")[1])
+    assert code == 2
+    assert "error:" in out and "bad.json" in out
+    code, out = run("diff", str(tmp_path / "missing.yaml"), pair("column-added")[1])
+    assert code == 2 and "no such file" in out
+
+
+def test_exit_2_on_usage_error() -> None:
+    assert run("diff", *pair("column-added"), "--output", "xml")[0] == 2
+    assert run("diff", pair("column-added")[0])[0] == 2
+
+
+def test_real_entry_point_exit_codes(tmp_path: Path) -> None:
+    exe = shutil.which("cdc-contracts", path=str(Path(sys.executable).parent))
+    cmd = [exe] if exe else [sys.executable, "-m", "cli.main"]
+    done = subprocess.run(
+        [*cmd, "diff", *pair("decimal-scale-changed"), "-o", "json"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
+    assert done.returncode == 1 and json.loads(done.stdout)["breaking"] is True
+    done = subprocess.run(
+        [*cmd, "diff", str(tmp_path / "nope.avsc"), pair("column-added")[1]],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
+    assert done.returncode == 2
+    assert done.stderr.startswith("error: ") and "Traceback" not in done.stderr
+
+
+# --- check against git ------------------------------------------------------------------------
+
+
+def git(repo: Path, *args: str) -> None:
+    subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True)
+
+
+@pytest.fixture()
+def repo(tmp_path: Path) -> Path:
+    git(tmp_path, "init", "-q", "-b", "main")
+    git(tmp_path, "config", "user.email", "ci@example.com")
+    git(tmp_path, "config", "user.name", "CI")
+    contracts = tmp_path / "contracts"
+    contracts.mkdir()
+    shutil.copy(FIX / "decimal-scale-changed" / "before.yaml", contracts / "orders.yaml")
+    shutil.copy(FIX / "column-added" / "before.yaml", contracts / "orders_copy.yaml")
+    shutil.copy(FIX / "format-changed" / "before.yaml", contracts / "shop.yaml")
+    (contracts / "settings.yml").write_text("retention: 7d\n")  # not a contract: skipped
+    git(tmp_path, "add", ".")
+    git(tmp_path, "commit", "-q", "-m", "contracts")
+    return tmp_path
+
+
+def test_check_unchanged_passes(repo: Path) -> None:
+    code, out = run("check", str(repo / "contracts"), "--against", "git:HEAD")
+    assert code == 0, out
+    assert "3 contract(s): 0 changed" in out
+
+
+def test_check_reports_changed_added_and_removed(repo: Path, tmp_path: Path) -> None:
+    contracts = repo / "contracts"
+    shutil.copy(FIX / "decimal-scale-changed" / "after.yaml", contracts / "orders.yaml")
+    (contracts / "shop.yaml").unlink()
+    shutil.copy(FIX / "column-added" / "after.yaml", contracts / "new_table.yaml")
+    code, out = run("check", str(contracts), "--against", "git:HEAD", "-o", "json")
+    assert code == 1, out
+    data = json.loads(out)
+    status = {c["file"]: c["status"] for c in data["contracts"]}
+    assert status == {
+        "contracts/new_table.yaml": "added",
+        "contracts/orders.yaml": "changed",
+        "contracts/orders_copy.yaml": "unchanged",
+        "contracts/shop.yaml": "removed",
+    }
+    rules = {c["file"]: [f["rule"] for f in c["findings"]] for c in data["contracts"]}
+    assert rules["contracts/orders.yaml"] == ["decimal-scale-changed"]
+    assert rules["contracts/shop.yaml"] == ["contract-removed"]
+    assert rules["contracts/new_table.yaml"] == ["contract-added"]
+    assert data["breaking"] is True
+
+    summary = tmp_path / "summary.md"
+    code, out = run(
+        "check",
+        str(contracts),
+        "--against",
+        "git:HEAD",
+        "-o",
+        "github",
+        env={"GITHUB_STEP_SUMMARY": str(summary)},
+    )
+    assert code == 1
+    assert any(
+        line.startswith("::error file=contracts/orders.yaml,line=") for line in out.splitlines()
+    )
+    assert "contracts/shop.yaml" in summary.read_text() or "shop.orders" in summary.read_text()
+
+    code, out = run("check", str(contracts), "--against", "git:HEAD", "-o", "junit")
+    assert code == 1
+    assert ET.fromstring(out).get("failures") == "1"
+
+
+def test_check_usage_and_input_errors(repo: Path) -> None:
+    code, out = run("check", str(repo / "contracts"), "--against", "git:no-such-ref")
+    assert code == 2 and "error:" in out
+    code, out = run("check", str(repo / "contracts"), "--against", "svn:1")
+    assert code == 2 and "unknown baseline" in out
+    code, out = run("check", str(repo / "contracts"), "--against", "registry")
+    assert code == 2 and "--url" in out
+    broken = repo / "contracts" / "broken.yaml"
+    broken.write_text("name: x\nformat: debezium-json\ncolumns: [\n")
+    code, out = run("check", str(repo / "contracts"), "--against", "git:HEAD")
+    assert code == 2 and "broken.yaml" in out
+
+
+def test_check_runs_from_inside_a_subdirectory(repo: Path) -> None:
+    cwd = os.getcwd()
+    os.chdir(repo / "contracts")
+    try:
+        code, out = run("check", "--against", "git:HEAD")
+    finally:
+        os.chdir(cwd)
+    assert code == 0, out
