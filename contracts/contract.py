@@ -346,7 +346,7 @@ def dump_contract(contract: Contract) -> str:
         elif isinstance(value, list):
             lines.append(f"{key}: {_flow(value)}")
         elif key == "description" and isinstance(value, str) and "\n" in value:
-            lines.append(f"{key}: |")
+            lines.append(f"{key}: |" if value.endswith("\n") else f"{key}: |-")
             lines.extend(f"  {ln}" for ln in value.splitlines())
         else:
             lines.append(f"{key}: {_flow(value)}")

@@ -141,20 +141,20 @@ class RegistryClient:
     # --- error handling -----------------------------------------------------------------------
 
     def _call(self, what: str, fn: Any, *args: Any, **kwargs: Any) -> Any:
-        import httpx
         from confluent_kafka.schema_registry.error import SchemaRegistryError
 
+        timeouts, transport = _transport_errors()
         try:
             return fn(*args, **kwargs)
         except SchemaRegistryError as err:
             raise self._error(
                 what, err.http_status_code, err.error_code, err.error_message
             ) from None
-        except httpx.TimeoutException:
+        except timeouts:
             raise RegistryUnavailableError(
                 f"{what}: timed out after {self.config.timeout:g}s", self.config.url
             ) from None
-        except httpx.TransportError as err:
+        except transport as err:
             reason = str(err) or type(err).__name__
             raise RegistryUnavailableError(
                 f"{what}: registry unreachable ({reason})", self.config.url
@@ -360,6 +360,22 @@ class RegistryClient:
         except NotFoundError:
             answer = self.rest("GET", "/config", "read global compatibility")
         return str(answer.get("compatibilityLevel") or answer.get("compatibility") or "BACKWARD")
+
+
+def _transport_errors() -> tuple[tuple[type[Exception], ...], tuple[type[Exception], ...]]:
+    """Timeout and transport error classes of httpx and of the httpx the Confluent client uses
+    (it prefers ``httpx2`` when installed)."""
+    import httpx
+
+    timeouts: list[type[Exception]] = [httpx.TimeoutException]
+    transport: list[type[Exception]] = [httpx.TransportError]
+    try:
+        from confluent_kafka.schema_registry.common._httpx_compat import httpx as sr_httpx
+    except ImportError:  # older clients use httpx itself
+        sr_httpx = httpx
+    timeouts.append(sr_httpx.TimeoutException)
+    transport.append(sr_httpx.TransportError)
+    return tuple(timeouts), tuple(transport)
 
 
 def _error_body(response: Any) -> tuple[int, str | None]:

@@ -11,9 +11,9 @@ property                     value
 ``cdc.contract.name``        the contract name
 ``cdc.contract.format``      the producer's CDC format
 ``cdc.contract.table``       ``database.schema.table`` (empty parts left out)
-``cdc.contract.owner``       the owner (when set)
 ``cdc.contract.part``        ``key`` or ``value``
-``cdc.contract``             the whole contract as compact JSON (sorted keys)
+``cdc.contract.owner``       the owner (value subject, when set)
+``cdc.contract``             the whole contract as compact JSON (value subject)
 ===========================  ====================================================
 """
 
@@ -55,7 +55,12 @@ class DesiredSubject:
 
 
 def identity_properties(contract: Contract, part: str) -> dict[str, str]:
-    """The metadata properties carrying a contract's identity (see the module table)."""
+    """The metadata properties carrying a contract's identity (see the module table).
+
+    The key subject carries only the stable identity (name, format, table, part), so that
+    editing a contract's description or columns never adds a needless key version; the value
+    subject also carries the owner and the whole contract.
+    """
     table = contract.table
     dotted = ".".join(p for p in (table.database, table.schema_, table.name) if p)
     props = {
@@ -63,16 +68,17 @@ def identity_properties(contract: Contract, part: str) -> dict[str, str]:
         PROP_FORMAT: contract.format,
         PROP_TABLE: dotted,
         PROP_PART: part,
-        PROP_CONTRACT: contract_json(contract),
     }
-    if contract.owner:
-        props[PROP_OWNER] = contract.owner
+    if part == "value":
+        if contract.owner:
+            props[PROP_OWNER] = contract.owner
+        props[PROP_CONTRACT] = contract_json(contract)
     return props
 
 
 def contract_json(contract: Contract) -> str:
-    """The contract as compact, key-sorted JSON (stable across runs)."""
-    return json.dumps(contract.to_dict(), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    """The contract as compact JSON in file order (key order matters: Connect parameters)."""
+    return json.dumps(contract.to_dict(), separators=(",", ":"), ensure_ascii=False)
 
 
 def contract_from_properties(properties: dict[str, str] | None, where: str) -> Contract | None:
@@ -93,8 +99,6 @@ def render_avro(contract: Contract, part: str) -> dict[str, Any] | None:
     """The contract's key or value Avro schema (None when the contract has no key)."""
     from contracts.render import contract_avro
 
-    if part == "key" and not contract.key:
-        return None
     rendered = contract_avro(contract, part)
     if rendered is None:
         return None

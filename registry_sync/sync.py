@@ -25,7 +25,7 @@ from typing import Any, TypeVar
 from contracts.contract import Contract, dump_contract
 from contracts.errors import ConflictError, ContractsError, InputError
 from registry_sync.client import Registered, RegistryClient
-from registry_sync.desired import DesiredSubject, contract_from_properties
+from registry_sync.desired import PROP_NAME, PROP_PART, DesiredSubject, contract_from_properties
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -36,13 +36,14 @@ class Action(enum.StrEnum):
     CREATE = "create"
     NEW_VERSION = "new-version"
     METADATA = "metadata"
+    LEVEL = "level"
     UNCHANGED = "unchanged"
     INCOMPATIBLE = "incompatible"
     ERROR = "error"
 
     @property
     def writes(self) -> bool:
-        return self in (Action.CREATE, Action.NEW_VERSION, Action.METADATA)
+        return self in (Action.CREATE, Action.NEW_VERSION, Action.METADATA, Action.LEVEL)
 
 
 @dataclass
@@ -86,6 +87,7 @@ class SubjectPlan:
 class Outcome(enum.StrEnum):
     CREATED = "created"
     REGISTERED = "registered"
+    LEVEL_SET = "level-set"
     UNCHANGED = "unchanged"
     REFUSED = "refused"
     FAILED = "failed"
@@ -229,7 +231,26 @@ def plan(
     concurrency: int = DEFAULT_CONCURRENCY,
 ) -> list[SubjectPlan]:
     """Plan every subject (bounded concurrency); the order follows ``desired``."""
-    return _bounded(lambda d: plan_subject(client, d), list(desired), concurrency)
+    planned = _bounded(lambda d: plan_subject(client, d), list(desired), concurrency)
+    return _carry_levels(planned)
+
+
+def _carry_levels(planned: list[SubjectPlan]) -> list[SubjectPlan]:
+    """A level change seen on a value subject also applies to its contract's key subject.
+
+    The key subject does not carry the contract (so it is not re-registered for every contract
+    edit); an unchanged key subject whose contract changes level becomes a ``level`` action.
+    """
+    changes = {
+        p.contract: (p.level_from, p.level_to)
+        for p in planned
+        if p.part == "value" and p.level_change and p.action.writes
+    }
+    for p in planned:
+        if p.part == "key" and p.action is Action.UNCHANGED and p.contract in changes:
+            p.action = Action.LEVEL
+            p.level_from, p.level_to = changes[p.contract]
+    return planned
 
 
 # --- push -------------------------------------------------------------------------------------
@@ -248,6 +269,8 @@ def apply_subject(client: RegistryClient, item: SubjectPlan) -> SubjectResult:
     try:
         if item.action is Action.CREATE or item.level_change:
             client.set_compatibility(desired.subject, desired.level)
+        if item.action is Action.LEVEL:
+            return SubjectResult(item, Outcome.LEVEL_SET, item.version, item.schema_id)
         done = client.register(desired.subject, desired.schema, desired.properties)
     except ConflictError as err:
         return SubjectResult(item, Outcome.REFUSED, error=err.one_line())
@@ -326,12 +349,11 @@ def pull(
             continue
         contract = contract_from_properties(registered.metadata_properties, subject)
         if contract is None:
-            report.skipped.append((subject, "no contract in the schema metadata"))
-            continue
-        part = (registered.metadata_properties or {}).get("cdc.contract.part", "value")
-        # the value subject wins when key and value disagree (it is registered first)
-        if contract.name not in chosen or part == "value":
-            chosen[contract.name] = (part, contract)
+            props = registered.metadata_properties or {}
+            if props.get(PROP_PART) != "key" or PROP_NAME not in props:
+                report.skipped.append((subject, "no contract in the schema metadata"))
+            continue  # a key subject: its contract comes with the value subject
+        chosen[contract.name] = ("value", contract)
     out_dir.mkdir(parents=True, exist_ok=True)
     for name in sorted(chosen):
         path = out_dir / f"{name}.yaml"
