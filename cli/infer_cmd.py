@@ -205,15 +205,12 @@ def normalize(
 def _write_events(
     stream: Stream, contract: Any, report: Report, max_errors: int | None, sink: IO[bytes]
 ) -> None:
-    import orjson
+    from contracts.pipeline import event_line, normalize_stream
 
-    from contracts.pipeline import normalize_stream
-
-    dumps = orjson.dumps
     reported = 0
     write = sink.write
     for event in normalize_stream(stream, contract, report=report, max_errors=max_errors):
-        write(dumps(event.to_json()) + b"\n")
+        write(event_line(event))
         while reported < len(report.problems):
             _err(f"error: {report.problems[reported].one_line()}")
             reported += 1

@@ -27,6 +27,35 @@ def compile_decoder(schema: ConnectSchema) -> ValueDecoder:
     """
     inner = _compile_non_null(schema)
     nullable = schema.optional
+    exact = _EXACT_PY_TYPES.get(schema.type) if lookup(schema) is None else None
+
+    if exact is not None:
+        # Hot path: a primitive whose wire value already has the right Python type.
+        def decode_fast(value: Any, path: str) -> Any:
+            if type(value) is exact:
+                return value
+            if value is None:
+                if nullable:
+                    return None
+                raise DecodeError("null is not allowed for a required value", path)
+            return inner(value, path)
+
+        return decode_fast
+
+    bounds = _INT_BOUNDS.get(schema.type) if lookup(schema) is None else None
+    if bounds is not None:
+        low, high = bounds
+
+        def decode_int(value: Any, path: str) -> Any:
+            if type(value) is int and low <= value <= high:
+                return value
+            if value is None:
+                if nullable:
+                    return None
+                raise DecodeError("null is not allowed for a required value", path)
+            return inner(value, path)
+
+        return decode_int
 
     def decode(value: Any, path: str) -> Any:
         if value is None:
@@ -36,6 +65,17 @@ def compile_decoder(schema: ConnectSchema) -> ValueDecoder:
         return inner(value, path)
 
     return decode
+
+
+#: Connect types whose wire value passes unchanged when it has exactly this Python type
+#: (ints still go through the range check; see decode_base).
+_EXACT_PY_TYPES: dict[str, type] = {"string": str, "boolean": bool, "double": float}
+_INT_BOUNDS: dict[str, tuple[int, int]] = {
+    "int8": (-(2**7), 2**7 - 1),
+    "int16": (-(2**15), 2**15 - 1),
+    "int32": (-(2**31), 2**31 - 1),
+    "int64": (-(2**63), 2**63 - 1),
+}
 
 
 def _compile_non_null(schema: ConnectSchema) -> ValueDecoder:
@@ -69,14 +109,24 @@ def _compile_non_null(schema: ConnectSchema) -> ValueDecoder:
 def _compile_struct(schema: ConnectSchema) -> ValueDecoder:
     fields = [(f.field or "", compile_decoder(f), f) for f in schema.fields or ()]
     names = {name for name, _, _ in fields}
+    # Child paths per parent path, built once: struct paths repeat on every message.
+    child_paths: dict[str, list[str]] = {}
+
+    def paths_under(path: str) -> list[str]:
+        found = child_paths.get(path)
+        if found is None:
+            found = [f"{path}.{name}" for name, _, _ in fields]
+            if len(child_paths) < 256:
+                child_paths[path] = found
+        return found
 
     def decode_struct(value: Any, path: str) -> Any:
         if not isinstance(value, dict):
             raise DecodeError(f"expected an object, got {json_kind(value)}", path)
         out: dict[str, Any] = {}
-        for name, dec, field_schema in fields:
+        for (name, dec, field_schema), child_path in zip(fields, paths_under(path), strict=True):
             if name in value:
-                out[name] = dec(value[name], f"{path}.{name}")
+                out[name] = dec(value[name], child_path)
             elif field_schema.optional or field_schema.has_default:
                 out[name] = field_schema.default if field_schema.has_default else None
             else:
