@@ -267,14 +267,14 @@ def parse_contract(text: str, source: str = "<contract>") -> Contract:
         return Contract.model_validate(data)
     except ValidationError as err:
         first = err.errors()[0]
-        loc = tuple(first["loc"])
+        loc: tuple[str | int, ...] = tuple(first["loc"])
         column = re.search(r"columns\[(\d+)\]", str(first["msg"]))
         if not loc and column:
             loc = ("columns", int(column.group(1)))
-        line = _line_of(node, loc)
-        where = f"{source}:{line}" if line else source
+        lineno = _line_of(node, loc)
+        where = f"{source}:{lineno}" if lineno else source
         dotted = ".".join(str(p) for p in loc) or "(top level)"
-        msg = first["msg"]
+        msg = str(first["msg"])
         if first["type"] == "extra_forbidden":
             msg = f"unknown key {loc[-1]!r}"
         elif first["type"] == "missing":

@@ -14,7 +14,7 @@ from __future__ import annotations
 import csv
 import io
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Generator, Iterable, Iterator
 from pathlib import Path
 from typing import IO, Any
 
@@ -101,7 +101,7 @@ def _json_documents(handle: IO[bytes], name: str) -> Iterator[Message]:
 
 def _drain(
     decoder: json.JSONDecoder, buffer: str, name: str, start_line: int, lineno: int
-) -> Iterator[Message]:
+) -> Generator[Message, None, tuple[str, int]]:
     """Yield every complete document at the start of ``buffer``; return the rest."""
     while True:
         text = buffer.lstrip()
