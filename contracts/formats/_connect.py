@@ -965,18 +965,23 @@ def row_drift(got: ConnectSchema, want: ConnectSchema, path: str) -> list[tuple[
     return out
 
 
+_TABLES: dict[tuple[Any, Any, Any], TableId] = {}
+
+
 def table_from_source(source: Any, where: str) -> TableId:
-    """TableId(db, schema, table) from a Debezium-style ``source`` block."""
+    """TableId(db, schema, table) from a Debezium-style ``source`` block (interned)."""
     if not isinstance(source, dict):
         raise InputError(
             f"expected a source block (an object), got {json_kind(source)}",
             f"{where} $.payload.source",
         )
-    return TableId(
-        str_or_none(source.get("db")),
-        str_or_none(source.get("schema")),
-        str_or_none(source.get("table")),
-    )
+    parts = (source.get("db"), source.get("schema"), source.get("table"))
+    found = _TABLES.get(parts)
+    if found is None:
+        found = TableId(str_or_none(parts[0]), str_or_none(parts[1]), str_or_none(parts[2]))
+        if len(_TABLES) < 10_000:
+            _TABLES[parts] = found
+    return found
 
 
 def debezium_facts(payload: Mapping[str, Any], where: str) -> Facts:
