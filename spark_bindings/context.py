@@ -1,0 +1,110 @@
+"""What a format decoder needs to know about one contract, computed once per ``decode_changes``."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+from pyspark.sql import Column
+from pyspark.sql import functions as F
+from pyspark.sql.types import DataType, StringType, StructField, StructType
+
+from contracts.contract import Contract
+from contracts.schema import ConnectSchema, struct
+from spark_bindings.expressions import (
+    DEFAULT_TEXT,
+    Decoded,
+    Problem,
+    TextDialect,
+    decode_json_value,
+    decode_text_value,
+)
+from spark_bindings.schema import spark_type
+
+
+@dataclass(frozen=True)
+class Context:
+    """A contract with its Spark types (decoded and wire) for the row and the key."""
+
+    contract: Contract
+
+    @cached_property
+    def row(self) -> ConnectSchema:
+        return self.contract.row_schema
+
+    @cached_property
+    def key_schema(self) -> ConnectSchema:
+        """The key columns as a struct (empty when the contract names no key)."""
+        return self.contract.key_schema or struct([])
+
+    @cached_property
+    def row_type(self) -> StructType:
+        return _as_struct(spark_type(self.row, "decoded"))
+
+    @cached_property
+    def row_wire(self) -> StructType:
+        return _as_struct(spark_type(self.row, "wire"))
+
+    @cached_property
+    def key_type(self) -> StructType:
+        return _as_struct(spark_type(self.key_schema, "decoded")) if self.contract.key else _EMPTY
+
+    @cached_property
+    def key_wire(self) -> StructType:
+        return _as_struct(spark_type(self.key_schema, "wire")) if self.contract.key else _EMPTY
+
+    @cached_property
+    def row_text(self) -> StructType:
+        """The row with every column as a string (formats that carry text values)."""
+        return StructType([StructField(n, StringType()) for n in self.row.field_names()])
+
+    def column(self, name: str) -> ConnectSchema:
+        return self.row.require_field(name)
+
+    # --- decoding images ------------------------------------------------------------------------
+
+    def json_image(self, wire: Column, path: str) -> Decoded:
+        """A row image parsed with :attr:`row_wire`, decoded to :attr:`row_type`."""
+        return decode_json_value(wire, self.row.as_optional(), self.row_type, path)
+
+    def json_key(self, wire: Column, path: str) -> Decoded:
+        return decode_json_value(wire, self.key_schema.as_optional(), self.key_type, path)
+
+    def text_value(
+        self, name: str, text: Column, path: str, dialect: TextDialect = DEFAULT_TEXT
+    ) -> Decoded:
+        """One column's text value decoded to its Spark type."""
+        target = self.row_type[name].dataType
+        return decode_text_value(text, self.column(name), target, path, dialect)
+
+    def key_from_image(self, image: Column) -> Column:
+        """The key struct taken from a decoded row image (null without key columns or image)."""
+        if not self.contract.key:
+            return F.lit(None).cast(self.key_type)
+        return F.when(image.isNotNull(), F.struct(*[image[k].alias(k) for k in self.contract.key]))
+
+
+def required_problems(
+    ctx: Context, values: dict[str, Column], present: dict[str, Column], path: str
+) -> list[Problem]:
+    """A present column holding null where the contract says it is required."""
+    out = []
+    for f in ctx.row.fields or ():
+        name = f.field or ""
+        if not f.optional and not f.has_default:
+            out.append(
+                Problem(
+                    f"{path}.{name}",
+                    "is null but the column is required",
+                    present[name] & values[name].isNull(),
+                )
+            )
+    return out
+
+
+def _as_struct(t: DataType) -> StructType:
+    assert isinstance(t, StructType), t
+    return t
+
+
+_EMPTY = StructType([])

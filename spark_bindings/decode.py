@@ -1,0 +1,106 @@
+"""``decode_changes``: any format's Kafka-shaped DataFrame → the canonical change feed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from pyspark.sql import DataFrame
+from pyspark.sql import functions as F
+
+from contracts.contract import Contract
+from contracts.errors import UnknownFormatError
+from spark_bindings.context import Context
+from spark_bindings.expressions import Problem
+from spark_bindings.feed import PARSED_COL, Feed, finish
+from spark_bindings.json_formats import JSON_DECODERS, JsonDecoder
+from spark_bindings.schema import as_contract
+
+
+def decode_changes(
+    df: DataFrame,
+    contract: Contract | str | Path,
+    *,
+    value_col: str = "value",
+    key_col: str = "key",
+    drop_control_records: bool = False,
+    **options: Any,
+) -> DataFrame:
+    """Decode a Kafka-shaped DataFrame (binary or string ``value``/``key``) with a contract.
+
+    Output: ``op, table, key, before, after, ts_ms, source_ts_ms, position``, every other input
+    column unchanged, ``_control`` (tombstone/heartbeat/ddl/... or null) and ``_error`` (null
+    when the row decoded, otherwise why). Rows in = rows out, except Canal (one row per element
+    of ``data``); control records are kept unless ``drop_control_records``. Works on batch and
+    streaming DataFrames. Avro formats accept ``registry=`` (a URL or a SchemaRegistryClient) and
+    ``use_spark_avro=`` (None: use spark-avro's ``from_avro`` when it is on the classpath).
+    """
+    ctx = Context(as_contract(contract))
+    name = ctx.contract.format
+    if name in JSON_DECODERS:
+        return _decode_json(df, ctx, JSON_DECODERS[name], value_col, key_col, drop_control_records)
+    from spark_bindings.avro import AVRO_FORMATS, decode_avro
+
+    if name in AVRO_FORMATS:
+        return decode_avro(df, ctx, value_col, key_col, drop_control_records, **options)
+    raise UnknownFormatError(f"the Spark bindings cannot decode format {name!r} yet")
+
+
+def passthrough_columns(df: DataFrame, value_col: str, key_col: str) -> list[str]:
+    """The input columns kept unchanged: all but the raw key and value."""
+    return [c for c in df.columns if c not in (value_col, key_col)]
+
+
+def _decode_json(
+    df: DataFrame,
+    ctx: Context,
+    decoder: JsonDecoder,
+    value_col: str,
+    key_col: str,
+    drop_control_records: bool,
+) -> DataFrame:
+    keep = passthrough_columns(df, value_col, key_col)
+    text = F.col(value_col).cast("string")
+    has_key = decoder.uses_key and key_col in df.columns
+    key_text = F.col(key_col).cast("string") if has_key else None
+    parsed = df.select(
+        *[F.col(_q(c)) for c in df.columns],
+        decoder.parse(text, ctx).alias(PARSED_COL),
+    )
+    parsed = decoder.explode(parsed, F.col(PARSED_COL))
+    j = F.col(PARSED_COL)
+    feed = decoder.feed(j, key_text, ctx)
+    tombstone = F.col(value_col).isNull()
+    feed = Feed(
+        op=feed.op,
+        table=feed.table,
+        key=feed.key,
+        before=feed.before,
+        after=feed.after,
+        ts_ms=feed.ts_ms,
+        source_ts_ms=feed.source_ts_ms,
+        position=feed.position,
+        control=F.when(tombstone, F.lit("tombstone")).otherwise(feed.control),
+        problems=_after_parse(decoder.parse_problem(text, j), feed.problems, tombstone),
+    )
+    return finish(
+        parsed,
+        feed,
+        keep,
+        drop_control_records=drop_control_records,
+        key_type=ctx.key_type,
+        row_type=ctx.row_type,
+    )
+
+
+def _after_parse(
+    parse: Problem, problems: tuple[Problem, ...], tombstone: Any
+) -> tuple[Problem, ...]:
+    """The parse problem first; the others only count when the message parsed."""
+    parsed_ok = ~tombstone & ~F.coalesce(parse.condition, F.lit(False))
+    gated = tuple(Problem(p.path, p.message, parsed_ok & p.condition) for p in problems)
+    return (Problem(parse.path, parse.message, ~tombstone & parse.condition), *gated)
+
+
+def _q(name: str) -> str:
+    return "`" + name.replace("`", "``") + "`"

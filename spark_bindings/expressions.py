@@ -1,0 +1,501 @@
+"""Native Spark expressions that turn wire values into decoded values.
+
+Every function here builds a :class:`~pyspark.sql.Column` expression: no Python UDF, so Spark
+code-generates the whole decode. Two families, chosen by how a format carries its values:
+
+- ``json`` wire values (Connect's JsonConverter): base64 two's-complement decimals, epoch
+  days/millis/micros/nanos, ISO-8601 strings — :func:`decode_json_value`;
+- ``text`` wire values (Canal, Arcion S3, SharePlex, CSV): every value a string —
+  :func:`decode_text_value`.
+
+Both return a :class:`Decoded`: the value expression and the conditions under which a non-null
+wire value failed to decode, each with its JSON path, so the caller can build ``_error``.
+Spark's ANSI mode is on by default in Spark 4: every cast that may fail is a ``try_`` form.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Final, Literal
+
+from pyspark.sql import Column
+from pyspark.sql import functions as F
+from pyspark.sql.types import DataType, DecimalType, StructType
+
+from contracts.logical import LOGICAL_TYPES, decimal_scale, lookup
+from contracts.schema import ConnectSchema
+
+WireKind = Literal["json", "text"]
+
+MICROS_PER_DAY: Final = 86_400_000_000
+_HEX_DIGITS: Final = "0123456789ABCDEF"
+_HEX_COMPLEMENT: Final = "FEDCBA9876543210"
+#: 2**64 as a decimal literal: the weight of the high 64 bits of a 128-bit unscaled value.
+_TWO_POW_64: Final = "18446744073709551616"
+
+
+@dataclass(frozen=True)
+class Problem:
+    """A condition under which a value failed to decode, and what to say about it."""
+
+    path: str
+    message: str
+    condition: Column
+
+
+@dataclass(frozen=True)
+class Decoded:
+    """A decoded value expression and the problems that can null it."""
+
+    value: Column
+    problems: tuple[Problem, ...] = field(default_factory=tuple)
+
+
+def spark_type_of(type_json: Any) -> DataType:
+    """A Spark DataType from its ``jsonValue()`` form (a leaf, an array, a map or a struct)."""
+    wrapper = {
+        "type": "struct",
+        "fields": [{"name": "v", "type": type_json, "nullable": True, "metadata": {}}],
+    }
+    return StructType.fromJson(wrapper).fields[0].dataType
+
+
+def error_text(problems: tuple[Problem, ...] | list[Problem]) -> Column:
+    """One string naming every problem that holds (null when none does)."""
+    if not problems:
+        return F.lit(None).cast("string")
+    parts = [F.when(p.condition, F.lit(f"{p.path}: {p.message}")) for p in problems]
+    return F.nullif(F.concat_ws("; ", *parts), F.lit(""))
+
+
+def failed(wire: Column, value: Column, path: str, message: str) -> Problem:
+    """The usual problem: a non-null wire value whose decoded value is null."""
+    return Problem(path, message, wire.isNotNull() & value.isNull())
+
+
+# --- integers and decimals ---------------------------------------------------------------------
+
+
+def signed_unscaled_digits(raw: Column) -> Column:
+    """Big-endian two's-complement bytes → the signed integer as decimal digits (≤ 16 bytes).
+
+    Up to 8 bytes: sign-extend the hex to 64 bits and let ``conv`` read it as signed. Up to 16
+    bytes: read the magnitude (the bytes, or their complement when negative) as two unsigned
+    64-bit halves and combine them with exact decimal arithmetic. Longer values give null.
+    """
+    hexed = F.hex(raw)
+    size = F.length(hexed)
+    negative = F.substring(hexed, 1, 1) >= F.lit("8")
+    pad = F.when(negative, F.lit("F")).otherwise(F.lit("0"))
+    short = F.conv(_sign_extend(hexed, pad), 16, -10)
+    magnitude = F.when(negative, F.translate(hexed, _HEX_DIGITS, _HEX_COMPLEMENT)).otherwise(hexed)
+    padded = F.lpad(magnitude, 32, "0")
+    high = F.conv(F.substring(padded, 1, 16), 16, 10).cast("decimal(20,0)")
+    low = F.conv(F.substring(padded, 17, 16), 16, 10).cast("decimal(20,0)")
+    unsigned = F.try_add(F.try_multiply(high, F.lit(_TWO_POW_64).cast("decimal(20,0)")), low)
+    long_digits = F.when(
+        negative, F.concat(F.lit("-"), F.try_add(unsigned, F.lit(1)).cast("string"))
+    ).otherwise(unsigned.cast("string"))
+    return (
+        F.when(size == 0, F.lit(None))
+        .when(size <= 16, short)
+        .when(size <= 32, long_digits)
+        .otherwise(F.lit(None))
+    )
+
+
+def _sign_extend(hexed: Column, pad: Column) -> Column:
+    return F.concat(F.repeat(pad, F.lit(16) - F.length(hexed)), hexed)
+
+
+def base64_decimal(wire: Column, scale: int, target: DecimalType) -> Column:
+    """A Connect Decimal (base64 two's-complement unscaled bytes) → DecimalType, natively."""
+    raw = F.try_to_binary(wire, F.lit("base64"))
+    digits = signed_unscaled_digits(raw)
+    text = F.concat(digits, F.lit(f"E-{scale}")) if scale else digits
+    return text.try_cast(target)
+
+
+def digits_with_scale(digits: Column, scale: Column) -> Column:
+    """Signed integer digits and a scale → the exact decimal text (``format(Decimal, "f")``)."""
+    negative = F.startswith(digits, F.lit("-"))
+    bare = F.ltrim(F.regexp_replace(digits, "^-", ""))
+    padded = F.lpad(bare, (scale + 1).cast("int"), "0")
+    int_len = F.length(padded) - scale
+    fraction = F.when(
+        scale > 0,
+        F.concat(
+            F.substring(padded, 1, int_len.cast("int")),
+            F.lit("."),
+            F.substring(padded, (int_len + 1).cast("int"), scale.cast("int")),
+        ),
+    ).otherwise(F.concat(bare, F.repeat(F.lit("0"), (-scale).cast("int"))))
+    return F.when(digits.isNull(), F.lit(None)).otherwise(
+        F.concat(F.when(negative, F.lit("-")).otherwise(F.lit("")), fraction)
+    )
+
+
+def variable_scale_decimal(wire: Column) -> Column:
+    """Debezium VariableScaleDecimal ``{scale, value}`` → the exact decimal text."""
+    digits = signed_unscaled_digits(F.try_to_binary(wire["value"], F.lit("base64")))
+    return F.when(wire.isNull(), F.lit(None)).otherwise(
+        digits_with_scale(digits, wire["scale"].cast("int"))
+    )
+
+
+# --- temporal ----------------------------------------------------------------------------------
+
+
+def floor_div(value: Column, divisor: int) -> Column:
+    """Exact floor division of a long (Python's ``//``)."""
+    return F.floor(value.cast("decimal(20,0)") / F.lit(divisor)).cast("long")
+
+
+def time_of_day_text(micros: Column) -> Column:
+    """Microseconds since midnight → ``HH:MM:SS.ffffff`` (``time.isoformat("microseconds")``);
+    null outside one day."""
+    seconds = F.floor(micros / F.lit(1_000_000)).cast("long")
+    text = F.format_string(
+        "%02d:%02d:%02d.%06d",
+        F.floor(seconds / F.lit(3600)).cast("long"),
+        F.pmod(F.floor(seconds / F.lit(60)).cast("long"), F.lit(60)),
+        F.pmod(seconds, F.lit(60)),
+        F.pmod(micros, F.lit(1_000_000)),
+    )
+    valid = (micros >= F.lit(0)) & (micros < F.lit(MICROS_PER_DAY))
+    return F.when(valid, text)
+
+
+def zoned_text_timestamp(text: Column) -> Column:
+    """ISO-8601 text → timestamp; text without a zone is read as UTC (as Python does)."""
+    trimmed = F.trim(text)
+    has_zone = trimmed.rlike(r"(Z|[+-]\d\d(:?\d\d)?)$")
+    return F.when(has_zone, trimmed.try_cast("timestamp")).otherwise(
+        F.concat(F.regexp_replace(trimmed, " ", "T"), F.lit("Z")).try_cast("timestamp")
+    )
+
+
+_TIME_TEXT: Final = r"^(\d{1,2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?$"
+
+
+def text_time_of_day(text: Column) -> Column:
+    """``HH:MM[:SS[.f]]`` text → ``HH:MM:SS.ffffff`` (fractions beyond micros truncated)."""
+    trimmed = F.trim(text)
+    matches = trimmed.rlike(_TIME_TEXT)
+
+    def group(i: int) -> Column:
+        return F.regexp_extract(trimmed, _TIME_TEXT, i)
+
+    second = F.coalesce(F.nullif(group(3), F.lit("")).try_cast("long"), F.lit(0))
+    fraction = F.substring(F.rpad(group(4), 6, "0"), 1, 6).try_cast("long")
+    micros = (
+        (group(1).try_cast("long") * 60 + group(2).try_cast("long")) * 60 + second
+    ) * 1_000_000 + fraction
+    return F.when(matches, time_of_day_text(micros))
+
+
+# --- the logical-type table (JSON wire) --------------------------------------------------------
+
+JsonRule = Callable[[Column, ConnectSchema, DataType], Column]
+
+
+def _decimal_rule(wire: Column, schema: ConnectSchema, target: DataType) -> Column:
+    assert isinstance(target, DecimalType)
+    return base64_decimal(wire, decimal_scale(schema), target)
+
+
+def _by_unit(unit_to_micros: Callable[[Column], Column]) -> JsonRule:
+    def rule(wire: Column, _schema: ConnectSchema, _target: DataType) -> Column:
+        return F.timestamp_micros(unit_to_micros(wire))
+
+    return rule
+
+
+def _time_rule(unit_to_micros: Callable[[Column], Column]) -> JsonRule:
+    def rule(wire: Column, _schema: ConnectSchema, _target: DataType) -> Column:
+        return time_of_day_text(unit_to_micros(wire))
+
+    return rule
+
+
+def _cast_rule(wire: Column, _schema: ConnectSchema, target: DataType) -> Column:
+    return wire.try_cast(target)
+
+
+def _decimal_text_rule(wire: Column, _schema: ConnectSchema, _target: DataType) -> Column:
+    # the value stays text; it must still be a number
+    return F.when(F.trim(wire).try_cast("decimal(38,10)").isNotNull() | _is_big_number(wire), wire)
+
+
+def _is_big_number(wire: Column) -> Column:
+    return F.trim(wire).rlike(r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$")
+
+
+_MICROS: Final[Mapping[str, Callable[[Column], Column]]] = {
+    "millis": lambda c: c * F.lit(1000),
+    "micros": lambda c: c,
+    "nanos": lambda c: floor_div(c, 1000),
+}
+
+#: Schema name → how its JSON wire value becomes the decoded Spark value.
+JSON_RULES: Final[Mapping[str, JsonRule]] = {
+    "org.apache.kafka.connect.data.Decimal": _decimal_rule,
+    "org.apache.kafka.connect.data.Date": lambda w, _s, _t: F.date_from_unix_date(w),
+    "io.debezium.time.Date": lambda w, _s, _t: F.date_from_unix_date(w),
+    "org.apache.kafka.connect.data.Time": _time_rule(_MICROS["millis"]),
+    "io.debezium.time.Time": _time_rule(_MICROS["millis"]),
+    "io.debezium.time.MicroTime": _time_rule(_MICROS["micros"]),
+    "io.debezium.time.NanoTime": _time_rule(_MICROS["nanos"]),
+    "org.apache.kafka.connect.data.Timestamp": _by_unit(_MICROS["millis"]),
+    "io.debezium.time.Timestamp": _by_unit(_MICROS["millis"]),
+    "io.debezium.time.MicroTimestamp": _by_unit(_MICROS["micros"]),
+    "io.debezium.time.NanoTimestamp": _by_unit(_MICROS["nanos"]),
+    "io.debezium.time.ZonedTimestamp": lambda w, _s, _t: zoned_text_timestamp(w),
+    "io.debezium.data.VariableScaleDecimal": lambda w, _s, _t: variable_scale_decimal(w),
+    "com.xxx.cdc.data.Decimal": _decimal_text_rule,
+    "com.xxx.cdc.data.timestamp": lambda w, _s, _t: zoned_text_timestamp(w),
+    "io.debezium.time.Year": _cast_rule,
+    "io.debezium.time.MicroDuration": _cast_rule,
+}
+
+#: What a failure of each logical kind is called in ``_error``.
+_FAILURE: Final[Mapping[str, str]] = {
+    "decimal": "is not a valid decimal for its precision and scale",
+    "variable-decimal": "is not a valid VariableScaleDecimal",
+    "date": "is not a date in range",
+    "time": "is not a time of day",
+    "timestamp": "is not a timestamp in range",
+    "zoned-timestamp": "is not an ISO-8601 timestamp",
+    "boolean": "is not a boolean",
+    "int8": "is not an integer in the int8 range",
+    "int16": "is not an integer in the int16 range",
+    "int32": "is not an integer in the int32 range",
+    "int64": "is not an integer in the int64 range",
+    "float": "is not a number",
+    "double": "is not a number",
+    "bytes": "is not encodable as bytes",
+    "year": "is not a year",
+}
+
+
+def decode_json_value(wire: Column, schema: ConnectSchema, target: DataType, path: str) -> Decoded:
+    """Decode one JsonConverter wire value (already parsed by ``from_json``) to ``target``."""
+    logical = lookup(schema)
+    if logical is not None and logical.name in JSON_RULES:
+        value = JSON_RULES[logical.name](wire, schema, target)
+        message = _FAILURE.get(logical.kind, f"is not a valid {logical.name}")
+        return Decoded(value, (failed(wire, value, path, message),))
+    if schema.type == "bytes":
+        value = F.try_to_binary(wire, F.lit("base64"))
+        return Decoded(value, (failed(wire, value, path, "is not valid base64"),))
+    if schema.type == "struct":
+        return decode_struct(wire, schema, target, path, decode_json_value)
+    if schema.type == "array":
+        return _decode_array(wire, schema, target, path, decode_json_value)
+    if schema.type == "map":
+        return _decode_map(wire, schema, target, path, decode_json_value)
+    return Decoded(wire)
+
+
+# --- text wire values --------------------------------------------------------------------------
+#
+# The same rules as the core's text decoders (contracts/formats/_typing.py TEXT_DECODERS, and
+# Canal's variant in canal_json.canal_text_decoders), written as Spark expressions.
+
+_INT_TEXT: Final = r"^[+-]?(0|[1-9][0-9]*)$"
+_DATE_TEXT: Final = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"
+_TIMESTAMP_TEXT: Final = (
+    r"^[0-9]{4}-[0-9]{2}-[0-9]{2}[ T][0-9]{2}:[0-9]{2}(:[0-9]{2}(\.[0-9]{1,9})?)?"
+    r"(Z|[+-][0-9]{2}(:?[0-9]{2})?)?$"
+)
+_ZERO_DATE_TEXT: Final = r"^0000-00-00"
+
+
+@dataclass(frozen=True)
+class TextDialect:
+    """How one family of formats writes values as text."""
+
+    true_texts: tuple[str, ...] = ("true", "TRUE")
+    false_texts: tuple[str, ...] = ("false", "FALSE")
+    lower_booleans: bool = False
+    bytes_charset: str = "UTF-8"
+    zero_dates_are_null: bool = False
+    time_zone: str = "UTC"
+
+
+DEFAULT_TEXT: Final = TextDialect()
+CANAL_TEXT: Final = TextDialect(
+    true_texts=("1", "true"),
+    false_texts=("0", "false"),
+    lower_booleans=True,
+    bytes_charset="ISO-8859-1",
+    zero_dates_are_null=True,
+)
+
+
+def _text_bool(wire: Column, d: TextDialect) -> Column:
+    text = F.lower(F.trim(wire)) if d.lower_booleans else wire
+    return F.when(text.isin(*d.true_texts), F.lit(True)).when(
+        text.isin(*d.false_texts), F.lit(False)
+    )
+
+
+def _text_int(wire: Column, target: DataType) -> Column:
+    trimmed = F.trim(wire)
+    return F.when(trimmed.rlike(_INT_TEXT), trimmed.try_cast(target))
+
+
+def _text_decimal(wire: Column, schema: ConnectSchema, target: DataType) -> Column:
+    trimmed = F.trim(wire)
+    fraction = F.regexp_extract(trimmed, r"\.([0-9]*)$", 1)
+    fits = F.length(fraction) <= F.lit(decimal_scale(schema))
+    return F.when(fits, trimmed.try_cast(target))
+
+
+def _text_timestamp(wire: Column, d: TextDialect) -> Column:
+    trimmed = F.trim(wire)
+    ok = trimmed.rlike(_TIMESTAMP_TEXT)
+    has_zone = trimmed.rlike(r"(Z|[+-][0-9]{2}(:?[0-9]{2})?)$")
+    as_utc = F.concat(F.regexp_replace(trimmed, " ", "T"), F.lit("Z")).try_cast("timestamp")
+    zoneless = as_utc if d.time_zone == "UTC" else F.to_utc_timestamp(as_utc, d.time_zone)
+    return F.when(ok, F.when(has_zone, trimmed.try_cast("timestamp")).otherwise(zoneless))
+
+
+def _zero_or(rule: Callable[[Column], Column], d: TextDialect) -> Callable[[Column], Column]:
+    if not d.zero_dates_are_null:
+        return rule
+    return lambda w: F.when(~F.trim(w).rlike(_ZERO_DATE_TEXT), rule(w))
+
+
+def text_rule(
+    schema: ConnectSchema, target: DataType, d: TextDialect
+) -> Callable[[Column], Column] | None:
+    """How a text value of ``schema`` becomes its Spark value (None: the text as-is)."""
+    logical = lookup(schema)
+    kind = logical.kind if logical is not None else None
+    if kind == "decimal" and isinstance(target, DecimalType):
+        return lambda w: _text_decimal(w, schema, target)
+    if kind == "date":
+        return _zero_or(
+            lambda w: F.when(F.trim(w).rlike(_DATE_TEXT), F.trim(w).try_cast("date")), d
+        )
+    if kind in ("timestamp", "zoned-timestamp"):
+        return _zero_or(lambda w: _text_timestamp(w, d), d)
+    if kind == "time":
+        return text_time_of_day
+    if kind == "year":
+        return lambda w: _text_int(w, target)
+    if kind is not None and logical is not None and logical.name in _TEXT_AS_IS:
+        return None
+    base: Mapping[str, Callable[[Column], Column] | None] = {
+        "boolean": lambda w: _text_bool(w, d),
+        "int8": lambda w: _text_int(w, target),
+        "int16": lambda w: _text_int(w, target),
+        "int32": lambda w: _text_int(w, target),
+        "int64": lambda w: _text_int(w, target),
+        "float": lambda w: F.trim(w).try_cast(target),
+        "double": lambda w: F.trim(w).try_cast(target),
+        "bytes": lambda w: F.encode(w, d.bytes_charset),
+        "string": None,
+    }
+    return base.get(schema.type)
+
+
+_TEXT_AS_IS: Final = frozenset(
+    {"io.debezium.data.Json", "io.debezium.data.Enum", "io.debezium.data.EnumSet"}
+)
+
+
+def decode_text_value(
+    wire: Column,
+    schema: ConnectSchema,
+    target: DataType,
+    path: str,
+    dialect: TextDialect = DEFAULT_TEXT,
+) -> Decoded:
+    """Decode one text wire value (a string, already null where the producer said NULL)."""
+    rule = text_rule(schema, target, dialect)
+    if rule is None:
+        return Decoded(wire)
+    value = rule(wire)
+    logical = lookup(schema)
+    kind = logical.kind if logical is not None else schema.type
+    message = _FAILURE.get(kind, f"is not a valid {kind}")
+    bad = wire.isNotNull() & value.isNull()
+    if dialect.zero_dates_are_null and kind in ("date", "timestamp", "zoned-timestamp"):
+        bad = bad & ~F.trim(wire).rlike(_ZERO_DATE_TEXT)
+    return Decoded(value, (Problem(path, message, bad),))
+
+
+# --- containers --------------------------------------------------------------------------------
+
+ValueRule = Callable[[Column, ConnectSchema, DataType, str], Decoded]
+
+
+def decode_struct(
+    wire: Column, schema: ConnectSchema, target: DataType, path: str, rule: ValueRule
+) -> Decoded:
+    """Decode every field of a struct; a missing required field is a problem."""
+    assert isinstance(target, StructType)
+    values: list[Column] = []
+    problems: list[Problem] = []
+    for field_schema, spark_field in zip(schema.fields or (), target.fields, strict=True):
+        name = field_schema.field or spark_field.name
+        child = rule(wire[name], field_schema, spark_field.dataType, f"{path}.{name}")
+        values.append(child.value.alias(spark_field.name))
+        problems.extend(
+            Problem(p.path, p.message, wire.isNotNull() & p.condition) for p in child.problems
+        )
+        if not field_schema.optional and not field_schema.has_default:
+            problems.append(
+                Problem(
+                    f"{path}.{name}",
+                    "is null but the column is required",
+                    wire.isNotNull() & wire[name].isNull(),
+                )
+            )
+    value = F.when(wire.isNotNull(), F.struct(*values))
+    return Decoded(value, tuple(problems))
+
+
+def _decode_array(
+    wire: Column, schema: ConnectSchema, target: DataType, path: str, rule: ValueRule
+) -> Decoded:
+    assert schema.items is not None
+    element_type = target.elementType  # type: ignore[attr-defined]
+    probe = rule(F.lit(None).cast("string"), schema.items, element_type, f"{path}[]")
+    if not probe.problems:
+        return Decoded(F.transform(wire, lambda x: rule(x, schema.items, element_type, "").value))  # type: ignore[arg-type]
+    value = F.transform(wire, lambda x: rule(x, schema.items, element_type, "").value)  # type: ignore[arg-type]
+    bad = F.exists(
+        wire,
+        lambda x: _any_condition(rule(x, schema.items, element_type, f"{path}[]").problems),  # type: ignore[arg-type]
+    )
+    return Decoded(value, (Problem(f"{path}[]", "holds a value that does not decode", bad),))
+
+
+def _decode_map(
+    wire: Column, schema: ConnectSchema, target: DataType, path: str, rule: ValueRule
+) -> Decoded:
+    assert schema.values is not None
+    value_type = target.valueType  # type: ignore[attr-defined]
+    value = F.transform_values(
+        wire,
+        lambda _k, v: rule(v, schema.values, value_type, "").value,  # type: ignore[arg-type]
+    )
+    return Decoded(value)
+
+
+def _any_condition(problems: tuple[Problem, ...]) -> Column:
+    if not problems:
+        return F.lit(False)
+    out = problems[0].condition
+    for p in problems[1:]:
+        out = out | p.condition
+    return F.coalesce(out, F.lit(False))
+
+
+def known_rule_names() -> set[str]:
+    """Logical type names with a JSON rule (the others are their base type)."""
+    return {n for n in LOGICAL_TYPES if n in JSON_RULES}

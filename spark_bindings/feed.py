@@ -1,0 +1,150 @@
+"""The canonical change feed: its columns, and how a format's decoded parts become one row.
+
+Every format decoder produces a :class:`Feed` — one Column per canonical field plus the
+problems found — and :func:`finish` turns it into the output DataFrame::
+
+    op, table, key, before, after, ts_ms, source_ts_ms, position,
+    <every other input column, unchanged>, _control, _error
+
+A row whose ``_error`` is set has ``op``, ``key``, ``before`` and ``after`` null (its transport
+columns, table, timestamps and position stay, to find the message). A control record (tombstone,
+heartbeat, DDL, transaction marker, logical-decoding message) has ``op`` null and ``_control``
+naming its kind; ``drop_control_records=True`` filters those out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Final
+
+from pyspark.sql import Column, DataFrame
+from pyspark.sql import functions as F
+from pyspark.sql.types import ArrayType, DataType, MapType, StringType, StructField, StructType
+
+from contracts.events import OPS
+from spark_bindings.expressions import Problem, error_text
+
+#: The canonical columns, in output order (before the passed-through input columns).
+CANONICAL: Final = ("op", "table", "key", "before", "after", "ts_ms", "source_ts_ms", "position")
+CONTROL_COL: Final = "_control"
+ERROR_COL: Final = "_error"
+#: Working column names (never kept in the output).
+PARSED_COL: Final = "__cdc_parsed"
+
+TABLE_TYPE: Final = StructType(
+    [
+        StructField("database", StringType()),
+        StructField("schema", StringType()),
+        StructField("name", StringType()),
+    ]
+)
+POSITION_TYPE: Final = MapType(StringType(), StringType())
+
+
+@dataclass(frozen=True)
+class Feed:
+    """A format's canonical fields as Column expressions over one (possibly exploded) row."""
+
+    op: Column
+    table: Column
+    key: Column
+    before: Column
+    after: Column
+    ts_ms: Column
+    source_ts_ms: Column
+    position: Column
+    control: Column = field(default_factory=lambda: F.lit(None).cast("string"))
+    problems: tuple[Problem, ...] = ()
+
+
+def table_struct(database: Column, schema: Column, name: Column) -> Column:
+    """The ``table`` column from its three parts (each a string or null)."""
+    return F.struct(
+        database.cast("string").alias("database"),
+        schema.cast("string").alias("schema"),
+        name.cast("string").alias("name"),
+    )
+
+
+def constant_table(database: str | None, schema: str | None, name: str | None) -> Column:
+    return table_struct(F.lit(database), F.lit(schema), F.lit(name))
+
+
+def position_map(entries: Mapping[str, Column]) -> Column:
+    """``map<string,string>`` of the non-null entries (values as their JSON text)."""
+    if not entries:
+        return F.create_map().cast(POSITION_TYPE)
+    pairs: list[Column] = []
+    for name, value in entries.items():
+        pairs += [F.lit(name), value.cast("string")]
+    return F.map_filter(F.create_map(*pairs), lambda _k, v: v.isNotNull())
+
+
+def op_from(code: Column, table: Mapping[str, str]) -> Column:
+    """A canonical op from a producer's code through a table (unknown codes: null)."""
+    out: Column = F.lit(None).cast("string")
+    for wire, op in reversed(list(table.items())):
+        out = F.when(code == F.lit(wire), F.lit(op)).otherwise(out)
+    return out
+
+
+def first_control(rules: Sequence[tuple[str, Column]]) -> Column:
+    """The kind of the first control rule that holds (null: a row change)."""
+    out: Column = F.lit(None).cast("string")
+    for kind, condition in reversed(list(rules)):
+        out = F.when(F.coalesce(condition, F.lit(False)), F.lit(kind)).otherwise(out)
+    return out
+
+
+def unknown_op_problem(op: Column, code: Column, control: Column, path: str) -> Problem:
+    """Neither a row change nor a control record: the op code is unknown."""
+    condition = op.isNull() & control.isNull()
+    return Problem(path, "is not a known op code", condition)
+
+
+def finish(
+    df: DataFrame,
+    feed: Feed,
+    passthrough: Sequence[str],
+    *,
+    drop_control_records: bool,
+    key_type: DataType,
+    row_type: DataType,
+) -> DataFrame:
+    """The output DataFrame: canonical columns, passed-through columns, ``_control``, ``_error``."""
+    key_type, row_type = all_nullable(key_type), all_nullable(row_type)
+    error = error_text(feed.problems)
+    ok = error.isNull()
+    change = ok & feed.control.isNull()
+    out = df.select(
+        F.when(change & feed.op.isin(*OPS), feed.op).alias("op"),
+        feed.table.alias("table"),
+        F.when(ok, feed.key).cast(key_type).alias("key"),
+        F.when(change, feed.before).cast(row_type).alias("before"),
+        F.when(change, feed.after).cast(row_type).alias("after"),
+        feed.ts_ms.cast("long").alias("ts_ms"),
+        feed.source_ts_ms.cast("long").alias("source_ts_ms"),
+        feed.position.alias("position"),
+        *[F.col(_quoted(c)) for c in passthrough],
+        F.when(ok, feed.control).alias(CONTROL_COL),
+        error.alias(ERROR_COL),
+    )
+    if drop_control_records:
+        out = out.where(F.col(CONTROL_COL).isNull())
+    return out
+
+
+def all_nullable(t: DataType) -> DataType:
+    """``t`` with every field, element and value nullable (what decoded columns may hold)."""
+    if isinstance(t, StructType):
+        return StructType([StructField(f.name, all_nullable(f.dataType), True) for f in t.fields])
+    if isinstance(t, ArrayType):
+        return ArrayType(all_nullable(t.elementType), True)
+    if isinstance(t, MapType):
+        return MapType(t.keyType, all_nullable(t.valueType), True)
+    return t
+
+
+def _quoted(name: str) -> str:
+    return "`" + name.replace("`", "``") + "`"

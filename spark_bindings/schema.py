@@ -1,0 +1,135 @@
+"""Spark StructTypes from contracts, and ways to print them (JSON, DDL, paste-able Python)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+from pyspark.sql.types import (
+    ArrayType,
+    DataType,
+    DecimalType,
+    MapType,
+    StructField,
+    StructType,
+)
+
+from contracts.contract import Contract, load_contract
+from contracts.errors import SchemaError
+from contracts.formats import get_format
+from contracts.schema import ConnectSchema
+from spark_bindings.expressions import spark_type_of
+
+Part = Literal["row", "key", "value"]
+View = Literal["decoded", "wire"]
+
+
+def as_contract(contract: Contract | str | Path) -> Contract:
+    """A contract object, loading it when given a path."""
+    return contract if isinstance(contract, Contract) else load_contract(contract)
+
+
+def connect_schema_of(contract: Contract, part: Part) -> ConnectSchema:
+    """The Connect schema of one part: the row, or the format's derived key / value."""
+    if part == "row":
+        return contract.row_schema
+    derived = get_format(contract.format).derive(contract)
+    if part == "value":
+        return derived.value
+    if derived.key is None:
+        raise SchemaError(f"format {contract.format} sends no key for contract {contract.name}")
+    return derived.key
+
+
+def spark_type(schema: ConnectSchema, view: View = "decoded") -> DataType:
+    """The Spark DataType of any Connect schema, through the core's Connect → Spark table."""
+    from contracts.translate.spark import connect_to_spark
+
+    return spark_type_of(connect_to_spark(schema, view))
+
+
+def spark_schema(
+    contract: Contract | str | Path, part: Part = "row", view: View = "decoded"
+) -> StructType:
+    """The StructType of a contract's row, key or value, as decoded or as on the wire."""
+    found = spark_type(connect_schema_of(as_contract(contract), part), view)
+    if not isinstance(found, StructType):
+        raise SchemaError(f"the {part} of {as_contract(contract).name} is not a struct")
+    return found
+
+
+# --- printing ----------------------------------------------------------------------------------
+
+
+def to_ddl(schema: StructType) -> str:
+    """The schema as a Spark DDL string (``a INT NOT NULL, b STRUCT<...>``)."""
+    return ", ".join(_ddl_field(f) for f in schema.fields)
+
+
+def _ddl_field(f: StructField) -> str:
+    text = f"{_quote(f.name)} {_ddl_type(f.dataType)}"
+    return text if f.nullable else f"{text} NOT NULL"
+
+
+def _ddl_type(t: DataType) -> str:
+    if isinstance(t, StructType):
+        inner = ", ".join(
+            f"{_quote(f.name)}: {_ddl_type(f.dataType)}{'' if f.nullable else ' NOT NULL'}"
+            for f in t.fields
+        )
+        return f"STRUCT<{inner}>"
+    if isinstance(t, ArrayType):
+        return f"ARRAY<{_ddl_type(t.elementType)}>"
+    if isinstance(t, MapType):
+        return f"MAP<{_ddl_type(t.keyType)}, {_ddl_type(t.valueType)}>"
+    return t.simpleString().upper()
+
+
+def _quote(name: str) -> str:
+    return "`" + name.replace("`", "``") + "`"
+
+
+def to_python(schema: StructType, variable: str = "schema") -> str:
+    """Paste-able PySpark code that builds ``schema``."""
+    names: set[str] = set()
+    body = _py_type(schema, 0, names)
+    imports = ", ".join(sorted(names))
+    return f"from pyspark.sql.types import {imports}\n\n{variable} = {body}\n"
+
+
+def _py_type(t: DataType, depth: int, names: set[str]) -> str:
+    pad = "    " * (depth + 1)
+    close = "    " * depth
+    names.add(type(t).__name__)
+    if isinstance(t, StructType):
+        names.add("StructField")
+        fields = "".join(
+            f"{pad}StructField({f.name!r}, {_py_type(f.dataType, depth + 1, names)}, "
+            f"{f.nullable}),\n"
+            for f in t.fields
+        )
+        return f"StructType([\n{fields}{close}])"
+    if isinstance(t, ArrayType):
+        return f"ArrayType({_py_type(t.elementType, depth, names)}, {t.containsNull})"
+    if isinstance(t, MapType):
+        key = _py_type(t.keyType, depth, names)
+        return f"MapType({key}, {_py_type(t.valueType, depth, names)}, {t.valueContainsNull})"
+    if isinstance(t, DecimalType):
+        return f"DecimalType({t.precision}, {t.scale})"
+    return f"{type(t).__name__}()"
+
+
+def render(schema: StructType, form: Literal["json", "ddl", "python"]) -> str:
+    """The schema printed as ``json`` (``StructType.json()`` indented), ``ddl`` or ``python``."""
+    import json
+
+    if form == "json":
+        return json.dumps(schema.jsonValue(), indent=2)
+    if form == "ddl":
+        return to_ddl(schema)
+    return to_python(schema)
+
+
+def field_type(struct_type: StructType, name: str) -> Any:
+    """The DataType of one field of a struct."""
+    return struct_type[name].dataType
