@@ -181,9 +181,16 @@ def detect(raw: Iterable[Message], kind: str = "json", *, where: str = "input") 
 
 
 def _matches(fmt: Format, sample: list[Message]) -> bool:
+    """Whether ``fmt`` accepts the sample: judged on the messages it assembles before any
+    error (a truncated tail must not hide the format of the good messages before it)."""
+    values = []
     try:
-        assembled = list(itertools.islice(fmt.assemble(iter(sample)), DETECT_SAMPLE))
-        values = [m for m in assembled if m.value is not None]
+        for message in itertools.islice(fmt.assemble(iter(sample)), DETECT_SAMPLE):
+            if message.value is not None:
+                values.append(message)
+    except Exception:
+        pass
+    try:
         return bool(values) and all(fmt.detect(m) for m in values)
     except Exception:
         return False
