@@ -1150,84 +1150,40 @@ _CODE_FAMILIES: Final[Mapping[str, frozenset[str]]] = {
 
 # --- the Record schema as Connect (AvroData's rules) ---------------------------------------------
 
-_AVRO_PRIMITIVES: Final[Mapping[str, str]] = {
-    "int": "int32",
-    "long": "int64",
-    "string": "string",
-    "bytes": "bytes",
-    "double": "double",
-    "float": "float",
-    "boolean": "boolean",
-}
-UNION_NAME: Final = "io.confluent.connect.avro.Union"
-ENUM_PARAM: Final = "io.confluent.connect.avro.Enum"
+
+@functools.cache
+def standalone_record_schema() -> dict[str, Any]:
+    """The Record schema alone, each named type defined at its first use (as Java's
+    ``Schema.toString`` writes it): what an Avro container file's header holds."""
+    *support, record = avro_schema()
+    defs = {f"{t.get('namespace', NAMESPACE)}.{t['name']}": t for t in support}
+    done: set[str] = set()
+
+    def inline(node: Any) -> Any:
+        if isinstance(node, str):
+            full = node if "." in node else f"{NAMESPACE}.{node}"
+            if full not in defs:
+                return node
+            if full in done:
+                return full
+            done.add(full)
+            return inline(defs[full])
+        if isinstance(node, list):
+            return [inline(n) for n in node]
+        if isinstance(node, dict):
+            return {
+                k: inline(v) if k in ("type", "items", "values", "fields") else v
+                for k, v in node.items()
+            }
+        return node
+
+    inlined: dict[str, Any] = inline(record)
+    return inlined
 
 
 @functools.cache
 def record_connect_schema() -> ConnectSchema:
-    """The DTS Record as the Connect struct Confluent's AvroData converter produces."""
-    named: dict[str, Any] = {}
-    *support, record = avro_schema()
-    for t in support:
-        named[f"{t.get('namespace', NAMESPACE)}.{t['name']}"] = t
-    return _to_connect(record, named, NAMESPACE)
+    """The DTS Record as the Connect struct Confluent's AvroData converter derives from it."""
+    from contracts.translate.avro import avro_to_connect
 
-
-def _to_connect(avro: Any, named: dict[str, Any], namespace: str) -> ConnectSchema:
-    if isinstance(avro, str):
-        if avro in _AVRO_PRIMITIVES:
-            return primitive(_AVRO_PRIMITIVES[avro])
-        full = avro if "." in avro else f"{namespace}.{avro}"
-        return _to_connect(named[full], named, namespace)
-    if isinstance(avro, list):
-        return _union(avro, named, namespace)
-    kind = avro["type"]
-    ns = avro.get("namespace", namespace)
-    if kind == "record":
-        full = f"{ns}.{avro['name']}"
-        named[full] = avro
-        fields = [_field(f, named, ns) for f in avro["fields"]]
-        return struct(fields, name=full)
-    if kind == "enum":
-        full = f"{ns}.{avro['name']}"
-        named[full] = avro
-        params = {ENUM_PARAM: full, **{f"{ENUM_PARAM}.{s}": s for s in avro["symbols"]}}
-        return primitive("string", name=full, parameters=params)
-    if kind == "array":
-        return ConnectSchema(type="array", items=_to_connect(avro["items"], named, ns))
-    if kind == "map":
-        return ConnectSchema(
-            type="map", keys=primitive("string"), values=_to_connect(avro["values"], named, ns)
-        )
-    return _to_connect(kind, named, ns)
-
-
-def _field(avro_field: Mapping[str, Any], named: dict[str, Any], ns: str) -> ConnectSchema:
-    schema = _to_connect(avro_field["type"], named, ns)
-    changes: dict[str, Any] = {"field": avro_field["name"]}
-    if avro_field.get("doc"):
-        changes["doc"] = avro_field["doc"]
-    default = avro_field.get("default")
-    if default is not None:
-        changes["default"] = default
-    return schema.replace(**changes)
-
-
-def _union(members: list[Any], named: dict[str, Any], ns: str) -> ConnectSchema:
-    non_null = [m for m in members if m != "null"]
-    optional = len(non_null) < len(members)
-    if len(non_null) == 1:
-        return _to_connect(non_null[0], named, ns).as_optional(optional)
-    fields = []
-    for member in non_null:
-        schema = _to_connect(member, named, ns)
-        fields.append(schema.replace(optional=True, field=_member_name(member, schema)))
-    return struct(fields, name=UNION_NAME, optional=optional)
-
-
-def _member_name(member: Any, schema: ConnectSchema) -> str:
-    if schema.type in ("struct",) or (schema.name and schema.parameter(ENUM_PARAM)):
-        return (schema.name or "").rsplit(".", 1)[-1]
-    if isinstance(member, dict):
-        return str(member["type"])
-    return str(member)
+    return avro_to_connect(standalone_record_schema())
