@@ -244,7 +244,7 @@ def _carry_levels(planned: list[SubjectPlan]) -> list[SubjectPlan]:
     changes = {
         p.contract: (p.level_from, p.level_to)
         for p in planned
-        if p.part == "value" and p.level_change and p.action.writes
+        if p.part == "value" and p.level_change and p.level_from is not None and p.action.writes
     }
     for p in planned:
         if p.part == "key" and p.action is Action.UNCHANGED and p.contract in changes:

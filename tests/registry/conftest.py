@@ -45,15 +45,16 @@ class RegistryServer:
                 command, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT, env=dict(os.environ)
             )
         deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise RuntimeError(f"registry exited: {self.log.read_text()[-2000:]}")
-            try:
-                if httpx.get(f"{self.url}/config", timeout=1.0).status_code == 200:
-                    return self
-            except httpx.TransportError:
-                pass
-            time.sleep(0.05)
+        with httpx.Client(timeout=1.0) as http:
+            while time.monotonic() < deadline:
+                if self.process.poll() is not None:
+                    raise RuntimeError(f"registry exited: {self.log.read_text()[-2000:]}")
+                try:
+                    if http.get(f"{self.url}/config").status_code == 200:
+                        return self
+                except httpx.TransportError:
+                    pass
+                time.sleep(0.05)
         self.stop()
         raise RuntimeError(f"registry did not answer within {timeout}s")
 
