@@ -241,6 +241,7 @@ class Catalog:
         self._built_at = 0.0
         self._generation = 0
         self._lock = asyncio.Lock()
+        self._refresh: asyncio.Task[None] | None = None
         self._contracts: dict[tuple[str, int, Source], Loaded] = {}
         self._renderings: dict[tuple[str, int, Source, str, str], bytes] = {}
 
@@ -252,18 +253,40 @@ class Catalog:
         self._index = None
 
     async def index(self) -> dict[str, Entry]:
-        """Every contract by name (rebuilt when older than the TTL or invalidated)."""
+        """Every contract by name.
+
+        After an invalidation the next call rebuilds it; when it is merely older than the TTL
+        the current listing is answered while one background task refreshes it.
+        """
         index = self._index
-        if index is not None and time.monotonic() - self._built_at < self.ttl:
-            return index
+        if index is None:
+            return await self._rebuild()
+        if time.monotonic() - self._built_at >= self.ttl and self._refresh is None:
+            self._refresh = asyncio.create_task(self._background_rebuild())
+        return index
+
+    async def _rebuild(self) -> dict[str, Entry]:
         async with self._lock:
-            if self._index is not None and time.monotonic() - self._built_at < self.ttl:
+            if self._index is not None:
                 return self._index
             generation = self._generation
             built = await self._build()
             if generation == self._generation:
                 self._index, self._built_at = built, time.monotonic()
             return built
+
+    async def _background_rebuild(self) -> None:
+        try:
+            async with self._lock:
+                generation = self._generation
+                built = await self._build()
+                if generation == self._generation:
+                    self._index, self._built_at = built, time.monotonic()
+        except ContractsError as err:
+            log.warning("catalog refresh failed: %s", err.one_line())
+            self._built_at = time.monotonic()
+        finally:
+            self._refresh = None
 
     async def _build(self) -> dict[str, Entry]:
         problems: list[str] = []

@@ -19,12 +19,12 @@ class UnauthorizedError(ContractsError):
     http_status = 401
 
 
-def get_settings(request: Request) -> Settings:
+async def get_settings(request: Request) -> Settings:
     settings: Settings = request.app.state.settings
     return settings
 
 
-def get_catalog(request: Request) -> Catalog:
+async def get_catalog(request: Request) -> Catalog:
     catalog: Catalog = request.app.state.catalog
     return catalog
 
@@ -43,7 +43,7 @@ def key_matches(given: str | None, expected: str) -> bool:
     return hmac.compare_digest(given.encode("utf-8"), expected.encode("utf-8"))
 
 
-def require_write_key(settings: SettingsDep, x_api_key: ApiKeyHeader = None) -> None:
+async def require_write_key(settings: SettingsDep, x_api_key: ApiKeyHeader = None) -> None:
     """Writes need the API key; with no key configured, writes are refused."""
     expected = settings.api_key()
     if expected is None:
@@ -55,7 +55,7 @@ def require_write_key(settings: SettingsDep, x_api_key: ApiKeyHeader = None) -> 
         raise UnauthorizedError("missing or wrong API key", "X-API-Key")
 
 
-def require_read_key(settings: SettingsDep, x_api_key: ApiKeyHeader = None) -> None:
+async def require_read_key(settings: SettingsDep, x_api_key: ApiKeyHeader = None) -> None:
     """Reads need the API key only when the service is configured so."""
     if not settings.read_requires_key:
         return

@@ -13,10 +13,11 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from fastapi import FastAPI, Request, Response
+from fastapi import Depends, FastAPI, Request, Response
 from fastapi.staticfiles import StaticFiles
 
 from api.catalog import Catalog, RegistryClient
+from api.deps import require_read_key
 from api.limits import BodyLimit, InvalidateOnRegistryWrite
 from api.problems import install_problem_handlers, problem, problem_for_error, problem_response
 from api.routers import catalog, contracts, diff, formats, health, infer
@@ -37,14 +38,15 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         lifespan=_lifespan,
     )
     app.state.settings = settings
-    store = _mount_registry(app, settings)
     app.state.catalog = Catalog(
         _registry_client(app, settings), settings.contracts_dir, settings.catalog_ttl_seconds
     )
-    app.state.registry_store = store
+    reads = [Depends(require_read_key)] if settings.read_requires_key else []
     for router in API_ROUTERS:
-        app.include_router(router)
-    app.include_router(catalog.router)
+        app.include_router(router, dependencies=reads)
+    app.include_router(catalog.router, dependencies=reads)
+    # after the API's routes, so that matching a contract URL does not walk the registry's
+    app.state.registry_store = _mount_registry(app, settings)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
     _install_errors(app)
     _install_middleware(app, settings)

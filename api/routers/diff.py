@@ -4,13 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter, Depends
+from fastapi import APIRouter
 from pydantic import BaseModel, ConfigDict, Field
 
-from api.deps import require_read_key
 from contracts.contract import CompatibilityLevel
 
-router = APIRouter(tags=["diff"], dependencies=[Depends(require_read_key)])
+router = APIRouter(tags=["diff"])
 
 
 class DiffRequest(BaseModel):

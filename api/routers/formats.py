@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter, Depends
+from fastapi import APIRouter
 
-from api.deps import require_read_key
 from contracts.formats import FORMATS, get_format
 
-router = APIRouter(tags=["formats"], dependencies=[Depends(require_read_key)])
+router = APIRouter(tags=["formats"])
 
 
 @router.get("/formats", summary="Known CDC formats")

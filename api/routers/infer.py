@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter, Depends
+from fastapi import APIRouter
 from pydantic import BaseModel, ConfigDict, Field
 
-from api.deps import SettingsDep, require_read_key
+from api.deps import SettingsDep
 from contracts.contract import NAME_PATTERN, dump_contract
 from contracts.errors import ContractsError, InputError
 
-router = APIRouter(tags=["infer"], dependencies=[Depends(require_read_key)])
+router = APIRouter(tags=["infer"])
 
 
 class InferRequest(BaseModel):
