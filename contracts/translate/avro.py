@@ -337,9 +337,13 @@ def _logical_type(schema: ConnectSchema, out: dict[str, Any], path: str) -> None
     if lowered == DECIMAL_NAME.lower():
         if schema.type != "bytes":
             raise SchemaError(f"{schema.name} must be bytes, not {schema.type}", f"{path}.type")
-        # AvroData always writes logicalType decimal (with an out-of-spec scale, negative or
-        # above the precision, through its legacy path); precision and scale are already there.
-        out["logicalType"] = "decimal"
+        scale, precision = _decimal_scale_precision(schema, path)
+        if 0 <= scale <= precision:
+            out["logicalType"] = "decimal"  # precision and scale are already there
+        # An out-of-spec scale (negative, or above the precision): AvroData's legacy path still
+        # writes logicalType decimal, which Avro readers (fastavro, Avro Java) reject or drop.
+        # We leave it out so the schema parses; connect.name and connect.parameters still say
+        # Decimal and its scale, so AvroData's reader restores the same Connect schema.
         return
     found = AVRO_LOGICAL_TYPES.get(lowered)
     if found is None:
