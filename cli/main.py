@@ -8,6 +8,7 @@ uvicorn, the registry client) are imported inside the commands that need them, s
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 import warnings
 
@@ -70,13 +71,18 @@ def main() -> None:
     except KeyboardInterrupt:
         sys.stderr.write("interrupted\n")
         sys.exit(130)
-    except Exception as err:  # click usage errors and friends
-        import click
-
-        if isinstance(err, click.exceptions.ClickException):
-            err.show()
+    except Exception as err:  # click usage errors (typer bundles its own click) and bugs
+        if callable(getattr(err, "show", None)) and isinstance(
+            getattr(err, "exit_code", None), int
+        ):
+            err.show()  # type: ignore[attr-defined]
             sys.exit(2)
-        raise
+        if os.environ.get("CDC_CONTRACTS_DEBUG"):
+            raise
+        sys.stderr.write(
+            f"internal error: {type(err).__name__}: {err} (set CDC_CONTRACTS_DEBUG=1 for a traceback)\n"
+        )
+        sys.exit(3)
     sys.exit(0)
 
 
