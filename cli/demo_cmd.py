@@ -1,0 +1,378 @@
+"""``cdc-contracts demo``: the whole product on embedded defaults, in one command.
+
+1. infer a contract from every sample topic under ``examples/topics/`` (one file per topic);
+2. start the contract API with the embedded Schema Registry on a free port, show the registry
+   plan and push the contracts;
+3. decode every topic with Spark into the canonical change feed (Parquet under
+   ``./demo-output/``), printing counts per format and op and a few decoded rows;
+4. evolve one contract with a breaking change and show the CI gate failing;
+5. print the URLs and what to try next, then shut everything down.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_TOPICS = ROOT / "examples" / "topics"
+
+
+@dataclass(frozen=True)
+class Topic:
+    """One sample topic: its file, its format (the folder name) and its name (the file stem)."""
+
+    path: Path
+    format: str
+
+    @property
+    def name(self) -> str:
+        return self.path.stem
+
+
+def register(app: typer.Typer) -> None:
+    app.command(
+        "demo", help="Run the main job end to end on embedded defaults (no services needed)."
+    )(demo)
+
+
+def demo(
+    topics: Annotated[
+        Path, typer.Option(help="folder of sample topics, one sub-folder per format")
+    ] = DEFAULT_TOPICS,
+    output: Annotated[Path, typer.Option(help="where the change feed is written")] = Path(
+        "demo-output"
+    ),
+    work: Annotated[
+        Path, typer.Option(help="scratch folder for contracts and the registry database")
+    ] = Path(".cdc-contracts/demo"),
+    skip_spark: Annotated[bool, typer.Option(help="skip the Spark step (no JVM)")] = False,
+) -> None:
+    """Run the demo; exits non-zero if any step fails."""
+    from rich.console import Console
+    from rich.rule import Rule
+
+    console = Console()
+    started = time.monotonic()
+    found = _topics(topics)
+    if work.exists():
+        shutil.rmtree(work)
+    contracts_dir = work / "contracts"
+    contracts_dir.mkdir(parents=True)
+
+    console.print(Rule("[bold]1. Infer a contract from every sample topic"))
+    contracts = _infer_all(console, found, contracts_dir)
+
+    console.print(Rule("[bold]2. Serve the contract API with the embedded Schema Registry"))
+    port = _free_port()
+    url = f"http://127.0.0.1:{port}"
+    with _server(port, work / "registry.db", work / "server.log") as _:
+        _wait_until_up(url, work / "server.log")
+        console.print(f"contract API and Schema Registry at [bold]{url}[/]")
+        _cli(console, ["registry", "plan", str(contracts_dir), "--url", url], allow={0})
+        _cli(console, ["registry", "push", str(contracts_dir), "--url", url], allow={0})
+        _show_api(console, url, contracts)
+
+        if skip_spark:
+            console.print("[yellow]skipping the Spark step (--skip-spark)[/]")
+        else:
+            console.print(Rule("[bold]3. Decode every topic with Spark into the change feed"))
+            _spark_job(console, found, contracts, output)
+
+        console.print(Rule("[bold]4. A breaking change, stopped by the CI gate"))
+        _breaking_change(console, contracts, work, url)
+
+        console.print(Rule("[bold]5. Try it yourself"))
+        _next_steps(console, url, contracts_dir, output)
+        console.print(
+            "(the server above is shut down when the demo ends; `cdc-contracts serve` runs it "
+            "for as long as you like)"
+        )
+    console.print(f"[green]demo finished in {time.monotonic() - started:.0f} s[/]")
+
+
+# --- step 1 -----------------------------------------------------------------------------------
+
+
+def _topics(folder: Path) -> list[Topic]:
+    from contracts.errors import InputError
+    from contracts.formats import FORMATS
+
+    if not folder.is_dir():
+        raise InputError("no such folder of sample topics", str(folder))
+    found = [
+        Topic(path, path.parent.name)
+        for path in sorted(folder.glob("*/*"))
+        if path.is_file() and path.parent.name in FORMATS
+    ]
+    if not found:
+        raise InputError("no sample topics (expected <format>/<topic file>)", str(folder))
+    return found
+
+
+def _infer_all(console: Any, topics: list[Topic], out: Path) -> dict[str, Any]:
+    from rich.table import Table
+
+    from cli.common import progress
+    from contracts.contract import dump_contract
+    from contracts.formats.base import InferOptions
+    from contracts.pipeline import open_stream
+
+    table = Table("format", "topic", "messages", "columns", "key", "table", header_style="bold")
+    contracts: dict[str, Any] = {}
+    for topic in progress(topics, "inferring contracts", total=len(topics)):
+        stream = open_stream([topic.path], topic.format)
+        result = stream.format.infer(
+            stream.messages(), InferOptions(name=topic.name, topic=topic.name)
+        )
+        contract = result.contract
+        (out / f"{contract.name}.yaml").write_text(dump_contract(contract), encoding="utf-8")
+        contracts[topic.name] = contract
+        table.add_row(
+            topic.format,
+            topic.name,
+            str(result.messages),
+            str(len(contract.columns)),
+            ", ".join(contract.key) or "-",
+            contract.table_id.qualified(),
+        )
+    console.print(table)
+    console.print(f"{len(contracts)} contracts written to {out}/")
+    return contracts
+
+
+# --- step 2 -----------------------------------------------------------------------------------
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@contextlib.contextmanager
+def _server(port: int, db: Path, log: Path) -> Iterator[subprocess.Popen[bytes]]:
+    command = [sys.executable, "-m", "cli.main", "serve", "--port", str(port)]
+    command += ["--registry-db", str(db), "--log-level", "warning"]
+    with log.open("wb") as sink:
+        proc = subprocess.Popen(command, stdout=sink, stderr=subprocess.STDOUT, cwd=ROOT)
+        try:
+            yield proc
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+
+
+def _wait_until_up(url: str, log: Path, timeout: float = 30.0) -> None:
+    from contracts.errors import ContractsError
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(f"{url}/health", timeout=2) as response:
+                if response.status == 200:
+                    return
+        except OSError:
+            time.sleep(0.2)
+    tail = log.read_text(errors="replace")[-400:] if log.exists() else ""
+    raise ContractsError(f"the server did not start within {timeout:.0f} s: {tail}", url)
+
+
+def _cli(console: Any, args: list[str], allow: set[int]) -> int:
+    """Run one ``cdc-contracts`` command as a user would, echoing it and its output."""
+    console.print(f"[dim]$ cdc-contracts {' '.join(args)}[/]")
+    env = {**os.environ, "COLUMNS": "110", "NO_COLOR": "1"}
+    done = subprocess.run(
+        [sys.executable, "-m", "cli.main", *args],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env=env,
+        check=False,
+    )
+    text = (done.stdout + done.stderr).rstrip()
+    if text:
+        console.out(text, highlight=False)
+    console.print(f"[dim]exit code {done.returncode}[/]")
+    if done.returncode not in allow:
+        from contracts.errors import ContractsError
+
+        raise ContractsError(f"`cdc-contracts {' '.join(args)}` exited {done.returncode}")
+    return done.returncode
+
+
+def _show_api(console: Any, url: str, contracts: dict[str, Any]) -> None:
+    import json
+
+    name = _orders(contracts).name
+    path = f"/contracts/{name}?render=spark-ddl&part=row"
+    with urllib.request.urlopen(f"{url}{path}", timeout=10) as response:
+        body = json.loads(response.read())
+    rendered = body.get("rendered", body)
+    console.print(f"[dim]$ curl '{url}{path}'[/]")
+    console.out(str(rendered)[:600], highlight=False)
+
+
+def _orders(contracts: dict[str, Any]) -> Any:
+    """The generated Debezium orders contract (decimal + micro-timestamp columns)."""
+    return contracts.get("dbserver1.shop.orders") or next(iter(contracts.values()))
+
+
+# --- step 3 -----------------------------------------------------------------------------------
+
+
+def _spark_job(console: Any, topics: list[Topic], contracts: dict[str, Any], output: Path) -> None:
+    from rich.table import Table
+
+    from cli.common import progress
+    from spark_bindings.inputs import read_input
+
+    spark = _spark_session(console)
+    try:
+        if output.exists():
+            shutil.rmtree(output)
+        table = Table(
+            "format", "topic", "c", "u", "d", "r", "t", "control", "errors", header_style="bold"
+        )
+        samples: dict[str, Any] = {}
+        for topic in progress(topics, "decoding topics with Spark", total=len(topics)):
+            from spark_bindings import decode_changes
+
+            frame = read_input(spark, [str(topic.path)], "auto", topic.format)
+            changes = decode_changes(frame, contracts[topic.name])
+            target = output / topic.format / topic.name
+            changes.write.mode("overwrite").parquet(str(target))
+            written = spark.read.parquet(str(target))
+            counts = _op_counts(written)
+            table.add_row(
+                topic.format,
+                topic.name,
+                *(str(counts.get(op, 0)) for op in ("c", "u", "d", "r", "t")),
+                str(counts.get("control", 0)),
+                str(counts.get("error", 0)),
+            )
+            if topic.name == "dbserver1.shop.orders":
+                samples[topic.name] = written
+        console.print(table)
+        console.print(f"change feed written as Parquet under {output}/<format>/<topic>/")
+        for name, frame in samples.items():
+            console.print(f"a few decoded rows of {name} (typed: decimal amount, timestamps):")
+            rows = (
+                frame.where("op = 'u'")
+                .selectExpr(
+                    "op",
+                    "key.id AS id",
+                    "before.amount AS amount_before",
+                    "after.amount AS amount_after",
+                    "after.created_at AS created_at",
+                    "source_ts_ms",
+                )
+                .limit(3)
+                .collect()
+            )
+            for row in rows:
+                console.out(str(row.asDict()), highlight=False)
+    finally:
+        spark.stop()
+
+
+def _spark_session(console: Any) -> Any:
+    from pyspark.sql import SparkSession
+
+    console.print("starting a local Spark session (local[2]) ...")
+    session = (
+        SparkSession.builder.master("local[2]")
+        .appName("cdc-contracts-demo")
+        .config("spark.sql.session.timeZone", "UTC")
+        .config("spark.sql.shuffle.partitions", "2")
+        .config("spark.ui.enabled", "false")
+        .getOrCreate()
+    )
+    session.sparkContext.setLogLevel("ERROR")
+    return session
+
+
+def _op_counts(frame: Any) -> dict[str, int]:
+    from pyspark.sql import functions as F
+
+    kind = (
+        F.when(F.col("_error").isNotNull(), F.lit("error"))
+        .when(F.col("op").isNull(), F.lit("control"))
+        .otherwise(F.col("op"))
+    )
+    return {
+        row["kind"]: int(row["count"])
+        for row in frame.groupBy(kind.alias("kind")).count().collect()
+    }
+
+
+# --- step 4 -----------------------------------------------------------------------------------
+
+
+def _breaking_change(console: Any, contracts: dict[str, Any], work: Path, url: str) -> None:
+    from contracts.contract import dump_contract
+
+    contract = _orders(contracts)
+    evolved = _widen_scale(contract)
+    old_path = work / "contracts" / f"{contract.name}.yaml"
+    new_dir = work / "proposed"
+    new_dir.mkdir(parents=True, exist_ok=True)
+    new_path = new_dir / f"{contract.name}.yaml"
+    new_path.write_text(dump_contract(evolved), encoding="utf-8")
+    console.print(
+        "A producer change sets the decimal scale of one column from 2 to 3. Avro calls that "
+        "compatible (same bytes type); every consumer would read amounts 10x off."
+    )
+    _cli(console, ["diff", str(old_path), str(new_path)], allow={1})
+    _cli(console, ["registry", "plan", str(new_path), "--url", url], allow={0, 1})
+    console.print(
+        "[bold red]The gate exits 1: the pull request that makes this change fails CI.[/]"
+    )
+
+
+def _widen_scale(contract: Any) -> Any:
+    """A copy of the contract whose first Decimal column has its scale raised by one."""
+    columns = [dict(c) for c in contract.columns]
+    for col in columns:
+        if col.get("name") == "org.apache.kafka.connect.data.Decimal":
+            params = dict(col.get("parameters") or {})
+            params["scale"] = str(int(params.get("scale", "0")) + 1)
+            col["parameters"] = params
+            break
+    data = contract.to_dict()
+    data["columns"] = columns
+    return type(contract).model_validate(data)
+
+
+# --- step 5 -----------------------------------------------------------------------------------
+
+
+def _next_steps(console: Any, url: str, contracts_dir: Path, output: Path) -> None:
+    console.print(f"OpenAPI docs:  {url}/docs")
+    console.print(f"catalog page:  {url}/")
+    console.print("what to try next:")
+    for line in (
+        "cdc-contracts serve                                  # the API + registry on :8081",
+        f"cdc-contracts render {contracts_dir}/dbserver1.shop.orders.yaml --to avro",
+        f"cdc-contracts spark-schema {contracts_dir}/dbserver1.shop.orders.yaml --as python",
+        "cdc-contracts normalize examples/topics/canal-json/inventory.products2.jsonl",
+        "cdc-contracts check contracts/ --against git:origin/main    # the CI gate",
+        f"python -c \"import pandas; print(pandas.read_parquet('{output}/debezium-json/dbserver1.shop.orders').head())\"",
+    ):
+        console.print(f"  {line}")
