@@ -41,7 +41,7 @@ def load_side(path: str | Path) -> Side:
     if p.suffix.lower() in _CONTRACT_SUFFIXES:
         return _contract_side(_read_text(p), str(p), p)
     if p.suffix.lower() in _AVRO_SUFFIXES:
-        return Side.of_avro(_read_json(p), str(p))
+        return _avro_obj(_read_json(p), str(p))
     first = next(iter(read_json_messages(p)), None)
     if first is None:
         raise InputError("the file holds no JSON document", str(p))
