@@ -16,12 +16,12 @@ import io
 import json
 from collections.abc import Generator, Iterable, Iterator
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, Final
 
 import orjson
 
 from contracts.errors import InputError
-from contracts.formats.base import Message
+from contracts.formats.base import Message, SharedJson
 
 _KCAT_KEYS = frozenset({"topic", "partition", "offset"})
 
@@ -81,7 +81,7 @@ def _json_documents(handle: IO[bytes], name: str) -> Iterator[Message]:
             if not stripped:
                 continue
             try:
-                value = orjson.loads(stripped)
+                value = loads_document(stripped)
             except orjson.JSONDecodeError:
                 pass
             else:
@@ -144,9 +144,49 @@ def _is_incomplete(text: str) -> bool:
     return depth > 0 or in_string
 
 
+_SCHEMA_HEAD: Final = b'{"schema":'
+_PAYLOAD_SEPARATOR: Final = b',"payload":'
+_SHARED_SCHEMA_LIMIT: Final = 256
+_shared_schemas: dict[bytes, SharedJson] = {}
+
+
+def loads_document(line: bytes) -> Any:
+    """Parse one JSON document; a compact ``{"schema": …, "payload": …}`` message parses only
+    its payload, sharing one parsed schema object among every message with the same schema text.
+
+    Embedded schemas repeat on every message (and are most of its bytes), so this parses each
+    distinct schema once. Anything that does not split cleanly is parsed whole.
+    """
+    if line.startswith(_SCHEMA_HEAD) and line.endswith(b"}"):
+        cut = line.find(_PAYLOAD_SEPARATOR)
+        if cut > 0:
+            schema_text = line[len(_SCHEMA_HEAD) : cut]
+            schema = _shared_schemas.get(schema_text)
+            try:
+                if schema is None:
+                    schema = _share(schema_text)
+                payload = orjson.loads(line[cut + len(_PAYLOAD_SEPARATOR) : -1])
+            except orjson.JSONDecodeError:
+                return orjson.loads(line)
+            if schema is not None:
+                return {"schema": schema, "payload": payload}
+    return orjson.loads(line)
+
+
+def _share(schema_text: bytes) -> SharedJson | None:
+    parsed = orjson.loads(schema_text)
+    if not isinstance(parsed, dict):
+        return None
+    if len(_shared_schemas) >= _SHARED_SCHEMA_LIMIT:
+        _shared_schemas.clear()
+    shared = SharedJson(parsed)
+    _shared_schemas[schema_text] = shared
+    return shared
+
+
 def to_message(value: Any, where: str) -> Message:
     """Wrap a parsed JSON document; kcat ``-J`` records are unwrapped (key and payload parsed)."""
-    if isinstance(value, dict) and _KCAT_KEYS <= value.keys() and "payload" in value:
+    if isinstance(value, dict) and value.keys() >= _KCAT_KEYS and "payload" in value:
         payload = value.get("payload")
         if payload is None or isinstance(payload, str):
             meta = {

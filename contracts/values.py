@@ -120,11 +120,19 @@ def _compile_struct(schema: ConnectSchema) -> ValueDecoder:
                 child_paths[path] = found
         return found
 
+    named_decoders = [(name, dec) for name, dec, _ in fields]
+
     def decode_struct(value: Any, path: str) -> Any:
         if not isinstance(value, dict):
             raise DecodeError(f"expected an object, got {json_kind(value)}", path)
+        child_paths_here = paths_under(path)
+        if value.keys() == names:  # the common case: every field present, nothing extra
+            return {
+                name: dec(value[name], child)
+                for (name, dec), child in zip(named_decoders, child_paths_here, strict=True)
+            }
         out: dict[str, Any] = {}
-        for (name, dec, field_schema), child_path in zip(fields, paths_under(path), strict=True):
+        for (name, dec, field_schema), child_path in zip(fields, child_paths_here, strict=True):
             if name in value:
                 out[name] = dec(value[name], child_path)
             elif field_schema.optional or field_schema.has_default:

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Final
 
@@ -43,6 +43,7 @@ from contracts.formats.base import (
     SchemaVersionSeen,
     Violation,
     counted,
+    schema_cache_key,
 )
 from contracts.schema import ConnectSchema, json_kind, parse_connect, primitive, struct
 from contracts.values import ValueDecoder, compile_decoder
@@ -260,13 +261,13 @@ _SKETCH_TYPES: Final[Mapping[frozenset[str], str]] = {
 class _InferState:
     """Running facts while inferring (bounded: one entry per distinct schema)."""
 
-    plans: dict[bytes, Plan] = field(default_factory=dict)
+    plans: dict[Hashable, Plan] = field(default_factory=dict)
     versions: dict[bytes, list[Any]] = field(default_factory=dict)
     latest: Plan | None = None
     latest_payload: dict[str, Any] | None = None
     table: TableId | None = None
     key_schema: ConnectSchema | None = None
-    key_raw: bytes | None = None
+    key_raw: Hashable | None = None
     key_columns: tuple[str, ...] | None = None
     topic: str | None = None
     controls: Counter[str] = field(default_factory=Counter)
@@ -301,8 +302,8 @@ class ConnectEnvelopeFormat(Format):
     kafka_key: ClassVar[bool] = True
 
     def __init__(self) -> None:
-        self._plans: dict[bytes, Plan] = {}
-        self._keys: dict[bytes, ValueDecoder] = {}
+        self._plans: dict[Hashable, Plan] = {}
+        self._keys: dict[Hashable, ValueDecoder] = {}
         self._by_contract: dict[int, tuple[Contract, Any]] = {}
 
     # --- hooks a format overrides ------------------------------------------------------------
@@ -357,7 +358,7 @@ class ConnectEnvelopeFormat(Format):
 
     def plan(self, schema_raw: Any, where: str) -> Plan:
         """The cached :class:`Plan` for an embedded envelope schema."""
-        cache_key = orjson.dumps(schema_raw)
+        cache_key = schema_cache_key(schema_raw)
         found = self._plans.get(cache_key)
         if found is None:
             envelope = schema_of(schema_raw, where, "$.schema")
@@ -417,7 +418,7 @@ class ConnectEnvelopeFormat(Format):
             if key["schema"] is None:
                 payload = key["payload"]
                 return payload if isinstance(payload, dict) else None
-            cache_key = orjson.dumps(key["schema"])
+            cache_key = schema_cache_key(key["schema"])
             decoder = self._keys.get(cache_key)
             if decoder is None:
                 decoder = compile_decoder(schema_of(key["schema"], message.where, "$key.schema"))
@@ -531,7 +532,7 @@ class ConnectEnvelopeFormat(Format):
         if schema_raw is None:
             plan = self.contract_plan(None)
         else:
-            cache_key = orjson.dumps(schema_raw)
+            cache_key = schema_cache_key(schema_raw)
             found = state.plans.get(cache_key)
             if found is None:
                 found = self.plan(schema_raw, where)
@@ -568,7 +569,7 @@ class ConnectEnvelopeFormat(Format):
         key = message.key
         if isinstance(key, dict) and "schema" in key and "payload" in key:
             if isinstance(key["schema"], dict):
-                cache_key = orjson.dumps(key["schema"])
+                cache_key = schema_cache_key(key["schema"])
                 if cache_key != state.key_raw:
                     state.key_raw = cache_key
                     state.key_schema = schema_of(key["schema"], message.where, "$key.schema")

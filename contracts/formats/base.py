@@ -13,14 +13,14 @@ from __future__ import annotations
 
 import abc
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Hashable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
 
 import orjson
 
 from contracts.contract import Contract
-from contracts.errors import InputError
+from contracts.errors import InputError, SchemaError
 from contracts.events import Normalized
 from contracts.schema import ConnectSchema, parse_connect
 from contracts.values import ValueDecoder, compile_decoder
@@ -136,37 +136,56 @@ class Format(abc.ABC):
 # --- shared helpers ---------------------------------------------------------------------------
 
 
+class SharedJson(dict[str, Any]):
+    """A JSON object parsed once and shared by every message that repeats it (read-only).
+
+    The JSON reader hands out the same instance for every message whose embedded ``schema``
+    has the same text. It hashes by identity, so caches find it without serializing it.
+    """
+
+    __slots__ = ()
+
+    def __hash__(self) -> int:  # type: ignore[override]
+        return id(self)
+
+
+def schema_cache_key(raw: Any) -> Hashable:
+    """A cache key for an embedded schema: the shared object itself, or its compact JSON."""
+    return raw if type(raw) is SharedJson else orjson.dumps(raw)
+
+
+#: How many distinct schemas a cache remembers before starting afresh (bounded memory).
+SCHEMA_CACHE_LIMIT = 1024
+
+
 class SchemaCache:
     """Parse each distinct embedded schema once.
 
-    The key is the schema's compact JSON (``orjson.dumps`` of the parsed object), so messages
-    that repeat a schema cost one dict lookup instead of a parse.
+    Keys come from :func:`schema_cache_key`, so messages that repeat a schema cost one dict
+    lookup instead of a parse.
     """
 
     __slots__ = ("_decoders", "_schemas")
 
     def __init__(self) -> None:
-        self._schemas: dict[bytes, ConnectSchema] = {}
+        self._schemas: dict[Hashable, ConnectSchema] = {}
         self._decoders: dict[int, ValueDecoder] = {}
 
-    def key_of(self, raw: Any) -> bytes:
-        return orjson.dumps(raw)
+    def key_of(self, raw: Any) -> Hashable:
+        return schema_cache_key(raw)
 
     def parse(self, raw: Any, where: str, path: str = "$.schema") -> ConnectSchema:
         """The parsed schema for a raw schema object (cached)."""
-        key = orjson.dumps(raw)
+        key = schema_cache_key(raw)
         found = self._schemas.get(key)
         if found is None:
             try:
                 found = parse_connect(raw, path)
-            except InputError:
-                raise
-            except Exception as err:
-                from contracts.errors import SchemaError
-
-                if isinstance(err, SchemaError):
-                    raise err.located(where) from None
-                raise
+            except SchemaError as err:
+                raise err.located(where) from None
+            if len(self._schemas) >= SCHEMA_CACHE_LIMIT:
+                self._schemas.clear()
+                self._decoders.clear()
             self._schemas[key] = found
         return found
 
