@@ -42,7 +42,24 @@ def compile_decoder(schema: ConnectSchema) -> ValueDecoder:
 
         return decode_fast
 
-    bounds = _INT_BOUNDS.get(schema.type) if lookup(schema) is None else None
+    logical = lookup(schema)
+    if logical is not None:
+        # One closure per logical column (no wrapper): these run for every value.
+        fn = logical.decode
+
+        def decode_logical(value: Any, path: str) -> Any:
+            if value is None:
+                if nullable:
+                    return None
+                raise DecodeError("null is not allowed for a required value", path)
+            try:
+                return fn(value, schema)
+            except DecodeError as err:
+                raise DecodeError(f"{err.what} ({schema.name})", path) from None
+
+        return decode_logical
+
+    bounds = _INT_BOUNDS.get(schema.type)
     if bounds is not None:
         low, high = bounds
 
