@@ -78,7 +78,7 @@ class Context:
         return decode_text_value(text, self.column(name), target, path, dialect)
 
     def key_from_image(self, image: Column) -> Column:
-        """The key struct taken from a decoded row image (null without key columns or image)."""
+        """The key struct from a decoded row image (null unless every key column has a value)."""
         if not self.contract.key:
             return F.lit(None).cast(self.key_type)
         return F.when(image.isNotNull(), F.struct(*[image[k].alias(k) for k in self.contract.key]))

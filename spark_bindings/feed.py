@@ -114,21 +114,47 @@ def finish(
 ) -> DataFrame:
     """The output DataFrame: canonical columns, passed-through columns, ``_control``, ``_error``."""
     key_type, row_type = all_nullable(key_type), all_nullable(row_type)
-    error = error_text(feed.problems)
-    ok = error.isNull()
-    change = ok & feed.control.isNull()
-    out = df.select(
-        F.when(change & feed.op.isin(*OPS), feed.op).alias("op"),
-        feed.table.alias("table"),
-        F.when(ok, feed.key).cast(key_type).alias("key"),
-        F.when(change, feed.before).cast(row_type).alias("before"),
-        F.when(change, feed.after).cast(row_type).alias("after"),
-        feed.ts_ms.cast("long").alias("ts_ms"),
-        feed.source_ts_ms.cast("long").alias("source_ts_ms"),
-        feed.position.alias("position"),
+    # Stage 1: every canonical part and every problem flag as its own column, so that later
+    # expressions refer to them by name instead of repeating their (large) expression trees.
+    flags = [f"__cdc_p{i}" for i in range(len(feed.problems))]
+    parts = {
+        "__cdc_op": feed.op,
+        "__cdc_table": feed.table,
+        "__cdc_key": feed.key,
+        "__cdc_before": feed.before,
+        "__cdc_after": feed.after,
+        "__cdc_ts_ms": feed.ts_ms,
+        "__cdc_source_ts_ms": feed.source_ts_ms,
+        "__cdc_position": feed.position,
+        "__cdc_control": feed.control,
+    }
+    staged = df.select(
         *[F.col(_quoted(c)) for c in passthrough],
-        F.when(ok, feed.control).alias(CONTROL_COL),
-        error.alias(ERROR_COL),
+        *[v.alias(k) for k, v in parts.items()],
+        *[
+            F.coalesce(p.condition, F.lit(False)).alias(n)
+            for p, n in zip(feed.problems, flags, strict=True)
+        ],
+    )
+    c = F.col
+    error = error_text(
+        [Problem(p.path, p.message, c(n)) for p, n in zip(feed.problems, flags, strict=True)]
+    )
+    staged = staged.withColumn(ERROR_COL, error)
+    ok = c(ERROR_COL).isNull()
+    change = ok & c("__cdc_control").isNull()
+    out = staged.select(
+        F.when(change & c("__cdc_op").isin(*OPS), c("__cdc_op")).alias("op"),
+        c("__cdc_table").alias("table"),
+        F.when(ok, c("__cdc_key")).cast(key_type).alias("key"),
+        F.when(change, c("__cdc_before")).cast(row_type).alias("before"),
+        F.when(change, c("__cdc_after")).cast(row_type).alias("after"),
+        c("__cdc_ts_ms").cast("long").alias("ts_ms"),
+        c("__cdc_source_ts_ms").cast("long").alias("source_ts_ms"),
+        c("__cdc_position").alias("position"),
+        *[c(_quoted(name)) for name in passthrough],
+        F.when(ok, c("__cdc_control")).alias(CONTROL_COL),
+        c(ERROR_COL),
     )
     if drop_control_records:
         out = out.where(F.col(CONTROL_COL).isNull())

@@ -142,10 +142,23 @@ class ConnectEnvelope(JsonDecoder):
         env = self.envelope_type(ctx)
         return StructType([StructField("payload", env), *env.fields])
 
+    envelope_fields: tuple[str, ...] = ()
+
+    def explode(self, df: DataFrame, parsed: Column) -> DataFrame:
+        """Resolve each envelope field once (``payload`` when present, else the bare envelope)."""
+        names = [f.name for f in parsed_struct_fields(df, parsed, "payload")]
+        resolved = [
+            F.when(parsed["payload"].isNotNull(), parsed["payload"][n])
+            .otherwise(parsed[n])
+            .alias(f"__cdc_env_{n}")
+            for n in names
+        ]
+        return df.select("*", *resolved)
+
     @staticmethod
     def field(j: Column, name: str) -> Column:
-        """A payload field, from ``payload`` when present, else from the bare envelope."""
-        return F.when(j["payload"].isNotNull(), j["payload"][name]).otherwise(j[name])
+        """A resolved envelope field (see :meth:`explode`)."""
+        return F.col(f"__cdc_env_{name}")
 
     def image(self, j: Column, name: str, ctx: Context) -> Decoded:
         wire = self.field(j, name)
@@ -356,7 +369,15 @@ class CanalJson(JsonDecoder):
             before_text[name] = F.when(old_has, old[name]).otherwise(data[name])
         after = self.image(after_text, F.lit(True), "$.data", ctx)
         before = self.image(before_text, old.isNotNull() | (op == F.lit("d")), "$.old", ctx)
-        legacy = self.image({n: old[n] for n in ctx.row.field_names()}, F.lit(True), "$.old", ctx)
+        legacy = self.image(
+            {n: old[n] for n in ctx.row.field_names()},
+            {
+                n: F.coalesce(F.map_contains_key(old, F.lit(n)), F.lit(False))
+                for n in ctx.row.field_names()
+            },
+            "$.old",
+            ctx,
+        )
         after_value = F.when(op.isin("c", "u"), after.value)
         before_value = (
             F.when(legacy_delete, legacy.value)
@@ -388,7 +409,9 @@ class CanalJson(JsonDecoder):
         )
 
     @staticmethod
-    def image(texts: dict[str, Column], present: Column, path: str, ctx: Context) -> Decoded:
+    def image(
+        texts: dict[str, Column], present: Column | dict[str, Column], path: str, ctx: Context
+    ) -> Decoded:
         dialect = replace(CANAL_TEXT, time_zone=str(ctx.contract.option("time_zone", "UTC")))
         values: dict[str, Column] = {}
         problems: list[Problem] = []
@@ -396,8 +419,16 @@ class CanalJson(JsonDecoder):
             decoded = ctx.text_value(name, text, f"{path}.{name}", dialect)
             values[name] = decoded.value
             problems.extend(decoded.problems)
-        problems += required_problems(ctx, values, dict.fromkeys(values, present), path)
+        here = present if isinstance(present, dict) else dict.fromkeys(values, present)
+        problems += required_problems(ctx, values, here, path)
         return Decoded(F.struct(*[v.alias(n) for n, v in values.items()]), tuple(problems))
+
+
+def parsed_struct_fields(df: DataFrame, parsed: Column, name: str) -> list[StructField]:
+    """The fields of one struct inside the parsed column."""
+    t = df.select(parsed[name].alias("x")).schema["x"].dataType
+    assert isinstance(t, StructType)
+    return list(t.fields)
 
 
 def _gated(problems: tuple[Problem, ...], gate: Column) -> list[Problem]:

@@ -1,0 +1,158 @@
+"""``cdc-contracts spark-schema`` and ``cdc-contracts spark decode`` (pyspark imported lazily)."""
+
+from __future__ import annotations
+
+import enum
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from cli.common import OutputMode, print_json, table
+
+
+class Part(enum.StrEnum):
+    row = "row"
+    key = "key"
+    value = "value"
+
+
+class View(enum.StrEnum):
+    decoded = "decoded"
+    wire = "wire"
+
+
+class Form(enum.StrEnum):
+    json = "json"
+    ddl = "ddl"
+    python = "python"
+
+
+class InputFormat(enum.StrEnum):
+    auto = "auto"
+    kcat = "kcat"
+    values = "values"
+    json = "json"
+    csv = "csv"
+    avro = "avro"
+
+
+def spark_schema_cmd(
+    contract: Annotated[Path, typer.Argument(help="Contract file (YAML).")],
+    part: Annotated[
+        Part, typer.Option(help="Which part: the row, or the format's key/value.")
+    ] = Part.row,
+    view: Annotated[
+        View, typer.Option(help="decoded (what jobs get) or wire (what from_json parses).")
+    ] = View.decoded,
+    as_: Annotated[Form, typer.Option("--as", help="json, ddl, or paste-able python.")] = Form.json,
+) -> None:
+    """Print a contract's Spark StructType (no JVM is started)."""
+    from contracts.contract import load_contract
+    from contracts.formats import get_format
+    from contracts.translate.spark import connect_to_spark
+
+    c = load_contract(contract)
+    if part is Part.row:
+        schema = c.row_schema
+    else:
+        derived = get_format(c.format).derive(c)
+        found = derived.value if part is Part.value else derived.key
+        if found is None:
+            from contracts.errors import SchemaError
+
+            raise SchemaError(f"format {c.format} sends no key", str(contract))
+        schema = found
+    type_json = connect_to_spark(schema, view.value)
+    typer.echo(_render(type_json, as_.value))
+
+
+def _render(type_json: Any, form: str) -> str:
+    from spark_bindings.expressions import spark_type_of
+    from spark_bindings.schema import render
+
+    schema = spark_type_of(type_json)
+    return render(schema, form)  # type: ignore[arg-type]
+
+
+def decode_cmd(
+    contract: Annotated[Path, typer.Option("--contract", "-c", help="Contract file (YAML).")],
+    input_: Annotated[list[Path], typer.Option("--input", "-i", help="Input file(s).")],
+    output: Annotated[
+        Path, typer.Option("--output", "-o", help="Directory for the Parquet output.")
+    ],
+    input_format: Annotated[
+        InputFormat, typer.Option(help="How the input is laid out.")
+    ] = InputFormat.auto,
+    master: Annotated[str, typer.Option(help="Spark master URL.")] = "local[*]",
+    drop_control_records: Annotated[
+        bool, typer.Option(help="Leave tombstones, heartbeats and DDL out.")
+    ] = False,
+    output_mode: Annotated[
+        OutputMode, typer.Option("--output-mode", help="text or json summary.")
+    ] = OutputMode.text,
+) -> None:
+    """Decode messages with a contract into the canonical change feed, written as Parquet."""
+    from pyspark.sql import SparkSession
+    from pyspark.sql import functions as F
+
+    from contracts.contract import load_contract
+    from spark_bindings import decode_changes
+    from spark_bindings.inputs import read_input
+
+    c = load_contract(contract)
+    existing = SparkSession.getActiveSession()
+    spark = existing or (
+        SparkSession.builder.master(master)
+        .appName("cdc-contracts-decode")
+        .config("spark.sql.session.timeZone", "UTC")
+        .config("spark.ui.enabled", "false")
+        .getOrCreate()
+    )
+    spark.sparkContext.setLogLevel("ERROR")
+    try:
+        df = read_input(spark, [str(p) for p in input_], input_format.value, c.format)  # type: ignore[arg-type]
+        feed = decode_changes(df, c, drop_control_records=drop_control_records)
+        feed.write.mode("overwrite").parquet(str(output))
+        written = spark.read.parquet(str(output))
+        label = F.coalesce(
+            F.col("op"),
+            F.when(F.col("_error").isNotNull(), F.lit("error")),
+            F.concat(F.lit("control:"), F.col("_control")),
+        )
+        counts = {
+            r["k"]: r["n"]
+            for r in written.groupBy(label.alias("k"))
+            .count()
+            .withColumnRenamed("count", "n")
+            .collect()
+        }
+    finally:
+        if existing is None:
+            spark.stop()
+    summary = {
+        "output": str(output),
+        "rows": sum(counts.values()),
+        "counts": dict(sorted(counts.items())),
+        "errors": counts.get("error", 0),
+    }
+    if output_mode is OutputMode.json:
+        print_json(summary)
+        return
+    table(
+        f"{summary['rows']} rows → {output}",
+        ["op / kind", "rows"],
+        [[k, v] for k, v in summary["counts"].items()],
+    )
+    typer.echo(f"errors: {summary['errors']}")
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``spark-schema`` and the ``spark`` sub-app (``spark decode``)."""
+    app.command("spark-schema")(spark_schema_cmd)
+    spark_app = typer.Typer(
+        help="Apply contracts in Spark: decode CDC messages into a change feed.",
+        no_args_is_help=True,
+    )
+    spark_app.command("decode")(decode_cmd)
+    app.add_typer(spark_app, name="spark")

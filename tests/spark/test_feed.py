@@ -1,0 +1,164 @@
+"""Malformed messages, control records, streaming, latest_state and the CLI."""
+
+from __future__ import annotations
+
+import base64
+import json
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from contracts.contract import load_contract
+from spark_bindings import decode_changes, latest_state, spark_schema
+from spark_bindings.inputs import frame_from_values
+
+from .parity import FIXTURES
+
+pytestmark = pytest.mark.spark
+
+ORDERS = FIXTURES / "debezium-json" / "postgres-orders.expected.yaml"
+
+
+def _payload(
+    op: str, after: dict[str, Any] | None, before: dict[str, Any] | None = None, ts: int = 1
+) -> str:
+    source = {
+        "connector": "postgresql",
+        "db": "shop",
+        "schema": "public",
+        "table": "orders",
+        "ts_ms": ts,
+        "lsn": 100 + ts,
+        "txId": 7,
+    }
+    return json.dumps({"before": before, "after": after, "source": source, "op": op, "ts_ms": ts})
+
+
+def _amount(cents: int) -> str:
+    raw = cents.to_bytes(max(1, (cents.bit_length() + 8) // 8), "big", signed=True)
+    return base64.b64encode(raw).decode()
+
+
+def _row(i: int, cents: int) -> dict[str, Any]:
+    return {
+        "id": i,
+        "customer": f"c{i}",
+        "amount": _amount(cents),
+        "created_at": 1_700_000_000_123_456,
+        "order_date": 19_000,
+        "updated_at": "2024-02-04T10:00:00+02:00",
+        "note": None,
+    }
+
+
+def test_malformed_messages_are_kept_with_a_reason(spark: Any) -> None:
+    values = [
+        _payload("c", _row(1, -12345)),
+        "not json at all",
+        _payload("c", {**_row(2, 1), "amount": "@@not base64@@"}),
+        _payload("x", _row(3, 1)),
+        _payload("c", {**_row(4, 1), "customer": None}),
+        None,
+        json.dumps({"ts_ms": 5}),
+    ]
+    rows = decode_changes(frame_from_values(spark, values), ORDERS).orderBy("offset").collect()
+    assert len(rows) == len(values)
+    good = rows[0]
+    assert good["_error"] is None and good["op"] == "c"
+    assert good["after"]["amount"] == Decimal("-123.45")
+    assert good["position"] == {"lsn": "101", "txId": "7"}
+    assert "not valid JSON" in rows[1]["_error"]
+    assert (
+        rows[2]["_error"]
+        == "$.payload.after.amount: is not a valid decimal for its precision and scale"
+    )
+    assert rows[3]["_error"] == "$.payload.op: is not a known op code"
+    assert rows[4]["_error"] == "$.payload.after.customer: is null but the column is required"
+    assert all(r["op"] is None and r["after"] is None for r in rows[1:5])
+    assert (rows[5]["_control"], rows[5]["_error"]) == ("tombstone", None)
+    assert (rows[6]["_control"], rows[6]["_error"]) == ("heartbeat", None)
+    dropped = decode_changes(frame_from_values(spark, values), ORDERS, drop_control_records=True)
+    assert dropped.count() == len(values) - 2
+
+
+def test_decoded_columns_have_the_contract_types(spark: Any) -> None:
+    out = decode_changes(frame_from_values(spark, [_payload("c", _row(1, 5))]), ORDERS)
+    want = spark_schema(ORDERS)
+    assert [(f.name, f.dataType) for f in out.schema["after"].dataType.fields] == [
+        (f.name, f.dataType) for f in want.fields
+    ]
+
+
+def test_latest_state_keeps_the_newest_row_and_drops_deleted_keys(spark: Any) -> None:
+    values = [
+        _payload("c", _row(1, 100), ts=1),
+        _payload("c", _row(2, 200), ts=2),
+        _payload("u", _row(1, 150), _row(1, 100), ts=3),
+        _payload("d", None, _row(2, 200), ts=4),
+        _payload("c", _row(3, 300), ts=5),
+    ]
+    feed = decode_changes(frame_from_values(spark, values), ORDERS)
+    state = {r["id"]: r["amount"] for r in latest_state(feed).collect()}
+    assert state == {1: Decimal("1.50"), 3: Decimal("3.00")}
+
+
+def test_streaming_file_source(spark: Any, tmp_path: Path) -> None:
+    source = tmp_path / "in"
+    source.mkdir()
+    (source / "part-1.jsonl").write_text(
+        "\n".join([_payload("c", _row(1, 1)), "garbage", _payload("c", _row(2, 2))]) + "\n"
+    )
+    stream = spark.readStream.schema("value string").text(str(source))
+    feed = decode_changes(stream, ORDERS)
+    query = (
+        feed.writeStream.format("memory")
+        .queryName("cdc_stream_test")
+        .trigger(availableNow=True)
+        .start()
+    )
+    query.awaitTermination(120)
+    rows = spark.sql("select op, after.id as id, _error from cdc_stream_test").collect()
+    assert sorted((r["op"], r["id"]) for r in rows if r["_error"] is None) == [("c", 1), ("c", 2)]
+    assert sum(1 for r in rows if r["_error"] is not None) == 1
+
+
+def test_cli_spark_decode_writes_parquet_and_counts(spark: Any, tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from cli.main import app
+
+    out = tmp_path / "feed"
+    sample = FIXTURES / "debezium-json" / "postgres-orders.kcat.jsonl"
+    args = ["spark", "decode", "--contract", str(ORDERS), "--input", str(sample)]
+    args += ["--output", str(out), "--output-mode", "json"]
+    result = CliRunner().invoke(app, args)  # reuses the test session (never stops it)
+    assert result.exit_code == 0, result.output
+    summary = json.loads(result.stdout)
+    assert summary["errors"] == 0
+    assert summary["rows"] == len(sample.read_text().splitlines())
+    assert summary["counts"]["c"] >= 1
+    assert any(p.suffix == ".parquet" for p in out.iterdir())
+    assert spark.read.parquet(str(out)).count() == summary["rows"]
+
+
+def test_cli_spark_schema_python_is_pasteable() -> None:
+    from typer.testing import CliRunner
+
+    from cli.main import app
+
+    result = CliRunner().invoke(app, ["spark-schema", str(ORDERS), "--as", "python"])
+    assert result.exit_code == 0, result.output
+    scope: dict[str, Any] = {}
+    exec(result.stdout, scope)
+    assert scope["schema"] == spark_schema(ORDERS)
+
+
+def test_contract_file_path_is_accepted(spark: Any) -> None:
+    c = load_contract(ORDERS)
+    df = frame_from_values(spark, [_payload("r", _row(9, 9))])
+    assert (
+        decode_changes(df, str(ORDERS)).collect()[0]["after"]
+        == decode_changes(df, c).collect()[0]["after"]
+    )
