@@ -1,0 +1,325 @@
+"""Spark decode throughput: ``decode_changes`` vs a hand-written ``from_json`` vs a Python UDF.
+
+For each format (Debezium with embedded schemas, Canal, Arcion S3 JSON) the same generated
+messages (benchmarks/datagen.py) are cached in memory, then decoded three ways into the same
+typed row columns and written to Spark's ``noop`` sink:
+
+- ``decode_changes`` — the bindings (full canonical feed, error checks included);
+- ``from_json`` — a hand-written ``from_json`` with a minimal payload-only schema and native
+  expressions for the logical types (the Spark-native ceiling);
+- ``udf`` — a Python UDF with ``json.loads`` (what teams write by hand).
+
+Each variant runs once to warm up, then ``--repeat`` times; the best time counts. Run::
+
+    .venv/bin/python -m benchmarks.spark_decode --n 200000
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import datetime as dt
+import decimal
+import json
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from pyspark.sql import Column, DataFrame, SparkSession
+from pyspark.sql import functions as F
+from pyspark.sql import types as T
+
+from benchmarks import datagen
+from contracts.contract import Contract
+from contracts.formats import get_format
+from contracts.formats.base import InferOptions, Message
+from contracts.logical import decimal_scale, lookup
+from spark_bindings import decode_changes, spark_schema
+
+Variant = Callable[[DataFrame, Contract], DataFrame]
+
+
+# --- hand-written, Spark-native baselines -----------------------------------------------------
+
+
+def _native_leaf(col: Column, schema: Any, target: T.DataType) -> Column:
+    """What a careful engineer writes by hand for one Connect column (no error reporting)."""
+    logical = lookup(schema)
+    name = logical.name if logical else None
+    if name == "org.apache.kafka.connect.data.Decimal":
+        hexed = F.hex(F.unbase64(col))
+        pad = F.when(F.substring(hexed, 1, 1) >= F.lit("8"), F.lit("F")).otherwise(F.lit("0"))
+        signed = F.conv(F.concat(F.repeat(pad, F.lit(16) - F.length(hexed)), hexed), 16, -10)
+        return F.concat(signed, F.lit(f"E-{decimal_scale(schema)}")).cast(target)
+    if name and "MicroTimestamp" in name:
+        return F.timestamp_micros(col)
+    if name and name.endswith(".Timestamp"):
+        return F.timestamp_millis(col)
+    if name and name.endswith("Date"):
+        return F.date_from_unix_date(col)
+    if name and "ZonedTimestamp" in name:
+        return col.cast("timestamp")
+    return col.cast(target) if not isinstance(target, T.StringType) else col
+
+
+def _text_leaf(col: Column, target: T.DataType) -> Column:
+    return col if isinstance(target, T.StringType) else col.try_cast(target)
+
+
+def handwritten(df: DataFrame, c: Contract) -> DataFrame:
+    """from_json with the minimal schema of each format, then typed columns."""
+    row = spark_schema(c, "row", "decoded")
+    wire = spark_schema(c, "row", "wire")
+    text = F.col("value").cast("string")
+    if c.format == "debezium-json":
+        payload = T.StructType(
+            [
+                T.StructField("before", wire),
+                T.StructField("after", wire),
+                T.StructField("op", T.StringType()),
+                T.StructField("ts_ms", T.LongType()),
+                T.StructField(
+                    "source",
+                    T.StructType(
+                        [
+                            T.StructField(n, T.StringType())
+                            for n in ("db", "table", "file", "pos", "row")
+                        ]
+                        + [T.StructField("ts_ms", T.LongType())]
+                    ),
+                ),
+            ]
+        )
+        j = F.from_json(text, T.StructType([T.StructField("payload", payload)]))["payload"]
+        image = lambda side: F.struct(  # noqa: E731
+            *[
+                _native_leaf(j[side][f.field], f, row[f.field].dataType).alias(f.field)
+                for f in c.row_schema.fields or ()
+            ]
+        )
+        return df.select(
+            j["op"].alias("op"),
+            image("before").alias("before"),
+            image("after").alias("after"),
+            j["ts_ms"].alias("ts_ms"),
+            j["source"]["ts_ms"].alias("source_ts_ms"),
+            F.create_map(
+                F.lit("file"), j["source"]["file"], F.lit("pos"), j["source"]["pos"]
+            ).alias("position"),
+        )
+    strings = T.StructType([T.StructField(n, T.StringType()) for n in row.fieldNames()])
+    if c.format == "canal-json":
+        schema = T.StructType(
+            [
+                T.StructField("data", T.ArrayType(strings)),
+                T.StructField("type", T.StringType()),
+                T.StructField("es", T.LongType()),
+                T.StructField("ts", T.LongType()),
+                T.StructField("id", T.StringType()),
+            ]
+        )
+        j = F.from_json(text, schema)
+        exploded = df.select(
+            F.explode(j["data"]).alias("r"), j["type"].alias("type"), j["ts"].alias("ts")
+        )
+        return exploded.select(
+            "type",
+            "ts",
+            F.struct(
+                *[_text_leaf(F.col("r")[n], row[n].dataType).alias(n) for n in row.fieldNames()]
+            ).alias("after"),
+        )
+    schema = T.StructType(
+        [
+            T.StructField("opType", T.StringType()),
+            T.StructField("cursor", T.StringType()),
+            T.StructField("before", strings),
+            T.StructField("after", strings),
+        ]
+    )
+    j = F.from_json(text, schema)
+    cursor = F.from_json(j["cursor"], T.MapType(T.StringType(), T.StringType()))
+
+    def image(side: str) -> Column:
+        return F.struct(
+            *[
+                _text_leaf(F.nullif(j[side][n], F.lit("null")), row[n].dataType).alias(n)
+                for n in row.fieldNames()
+            ]
+        )
+
+    return df.select(
+        j["opType"].alias("op"),
+        image("before").alias("before"),
+        image("after").alias("after"),
+        cursor.alias("position"),
+    )
+
+
+# --- the Python UDF teams write ---------------------------------------------------------------
+
+
+def _python_leaf(schema: Any) -> Callable[[Any], Any]:
+    logical = lookup(schema)
+    name = logical.name if logical else None
+    if name == "org.apache.kafka.connect.data.Decimal":
+        scale = decimal_scale(schema)
+        return lambda v: (
+            None
+            if v is None
+            else decimal.Decimal(int.from_bytes(base64.b64decode(v), "big", signed=True)).scaleb(
+                -scale
+            )
+        )
+    if name and "MicroTimestamp" in name:
+        return lambda v: (
+            None if v is None else dt.datetime(1970, 1, 1) + dt.timedelta(microseconds=v)
+        )
+    if name and name.endswith("Date"):
+        return lambda v: None if v is None else dt.date(1970, 1, 1) + dt.timedelta(days=v)
+    if name and "ZonedTimestamp" in name:
+        return lambda v: None if v is None else dt.datetime.fromisoformat(v.replace("Z", "+00:00"))
+    return lambda v: v
+
+
+def _python_text(target: T.DataType) -> Callable[[Any], Any]:
+    if isinstance(target, T.DecimalType):
+        return lambda v: None if v in (None, "null") else decimal.Decimal(v)
+    if isinstance(target, T.IntegerType | T.LongType):
+        return lambda v: None if v in (None, "null") else int(v)
+    if isinstance(target, T.DoubleType | T.FloatType):
+        return lambda v: None if v in (None, "null") else float(v)
+    if isinstance(target, T.TimestampType):
+        return lambda v: None if v in (None, "null") else dt.datetime.fromisoformat(v)
+    if isinstance(target, T.DateType):
+        return lambda v: None if v in (None, "null") else dt.date.fromisoformat(v)
+    return lambda v: None if v == "null" else v
+
+
+def python_udf(df: DataFrame, c: Contract) -> DataFrame:
+    """A UDF doing json.loads and decoding each column in Python."""
+    row = spark_schema(c, "row", "decoded")
+    names = row.fieldNames()
+    out = T.StructType(
+        [
+            T.StructField("op", T.StringType()),
+            T.StructField("before", row),
+            T.StructField("after", row),
+            T.StructField("ts_ms", T.LongType()),
+        ]
+    )
+    fmt = c.format
+    if fmt == "debezium-json":
+        leaves = [_python_leaf(f) for f in c.row_schema.fields or ()]
+
+        def decode(value: bytes) -> Any:
+            p = json.loads(value)["payload"]
+            return (p["op"], _img(p, "before"), _img(p, "after"), p.get("ts_ms"))
+
+        def _img(p: dict[str, Any], side: str) -> Any:
+            if p.get(side) is None:
+                return None
+            return tuple(fn(p[side].get(n)) for n, fn in zip(names, leaves, strict=True))
+
+        return df.select(F.udf(decode, out)("value").alias("r")).select("r.*")
+    leaves = [_python_text(row[n].dataType) for n in names]
+    if fmt == "canal-json":
+        rows_type = T.ArrayType(out)
+
+        def decode_canal(value: bytes) -> Any:
+            m = json.loads(value)
+            return [
+                (
+                    m["type"],
+                    None,
+                    tuple(fn(d.get(n)) for n, fn in zip(names, leaves, strict=True)),
+                    m.get("ts"),
+                )
+                for d in m.get("data") or []
+            ]
+
+        return df.select(F.explode(F.udf(decode_canal, rows_type)("value")).alias("r")).select(
+            "r.*"
+        )
+
+    def decode_arcion(value: bytes) -> Any:
+        m = json.loads(value)
+        img = lambda side: tuple(fn(m[side].get(n)) for n, fn in zip(names, leaves, strict=True))  # noqa: E731
+        return (m["opType"], img("before"), img("after"), json.loads(m["cursor"]).get("timestamp"))
+
+    return df.select(F.udf(decode_arcion, out)("value").alias("r")).select("r.*")
+
+
+def bindings(df: DataFrame, c: Contract) -> DataFrame:
+    return decode_changes(df, c)
+
+
+VARIANTS: dict[str, Variant] = {
+    "decode_changes": bindings,
+    "from_json": handwritten,
+    "udf": python_udf,
+}
+
+GENERATORS: dict[str, Callable[[int], Iterator[bytes]]] = {
+    "debezium-json": lambda n: datagen.debezium_messages(n),
+    "canal-json": lambda n: datagen.canal_messages(n),
+    "arcion-s3-json": lambda n: datagen.arcion_s3_json_messages(n),
+}
+
+
+def infer_contract(fmt: str, sample: list[bytes]) -> Contract:
+    f = get_format(fmt)
+    msgs = [Message(value=json.loads(m), where=f"message {i}") for i, m in enumerate(sample)]
+    return f.infer(msgs, InferOptions(infer_types=True)).contract
+
+
+def measure(spark: SparkSession, fmt: str, n: int, repeat: int) -> dict[str, Any]:
+    values = list(GENERATORS[fmt](n))
+    size = sum(len(v) for v in values)
+    c = infer_contract(fmt, values[:2000])
+    df = spark.createDataFrame([(v,) for v in values], "value binary").repartition(2).cache()
+    df.count()
+    result: dict[str, Any] = {"format": fmt, "messages": n, "mb": size / 1e6}
+    for name, variant in VARIANTS.items():
+        variant(df.limit(2000), c).write.format("noop").mode("overwrite").save()  # warm-up
+        best = float("inf")
+        for _ in range(repeat):
+            start = time.perf_counter()
+            variant(df, c).write.format("noop").mode("overwrite").save()
+            best = min(best, time.perf_counter() - start)
+        result[name] = n / best
+    df.unpersist()
+    return result
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--n", type=int, default=200_000)
+    parser.add_argument("--repeat", type=int, default=2)
+    parser.add_argument("--formats", default=",".join(GENERATORS))
+    args = parser.parse_args()
+    spark = (
+        SparkSession.builder.master("local[2]")
+        .config("spark.sql.session.timeZone", "UTC")
+        .config("spark.ui.enabled", "false")
+        .config("spark.driver.memory", "6g")
+        .getOrCreate()
+    )
+    spark.sparkContext.setLogLevel("ERROR")
+    print(
+        "| format | messages | MB | decode_changes msg/s | from_json msg/s | UDF msg/s | vs from_json | vs UDF |"
+    )
+    print("|---|---|---|---|---|---|---|---|")
+    for fmt in args.formats.split(","):
+        r = measure(spark, fmt, args.n, args.repeat)
+        print(
+            f"| {fmt} | {r['messages']} | {r['mb']:.0f} | {r['decode_changes']:,.0f} | "
+            f"{r['from_json']:,.0f} | {r['udf']:,.0f} | "
+            f"{r['decode_changes'] / r['from_json']:.2f}x | {r['decode_changes'] / r['udf']:.2f}x |",
+            flush=True,
+        )
+    spark.stop()
+
+
+if __name__ == "__main__":
+    main()
