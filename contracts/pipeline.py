@@ -22,7 +22,6 @@ from __future__ import annotations
 import base64
 import datetime as dt
 import decimal
-import itertools
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -32,14 +31,11 @@ from typing import Any, Final
 import orjson
 
 from contracts.contract import Contract
-from contracts.errors import ContractsError, DetectionError, InputError
+from contracts.errors import ContractsError, InputError
 from contracts.events import ChangeEvent, ControlRecord
-from contracts.formats import FORMATS, get_format
+from contracts.formats import detect_format, get_format
 from contracts.formats.base import Format, Message, Violation
 from contracts.io import read_messages, sniff_kind
-
-#: How many leading messages auto-detection looks at.
-DETECT_SAMPLE: Final = 20
 
 MessageWrapper = Callable[[Iterator[Message]], Iterator[Message]]
 
@@ -135,7 +131,7 @@ def open_stream(
         fmt = get_format(format_name)
     else:
         kind = input_kind(paths)
-        fmt = detect(read_messages([paths[0]], kind), kind, where=str(paths[0]))
+        fmt = detect_format(read_messages([paths[0]], kind), kind, where=str(paths[0]))
     sources: list[Callable[[], Iterable[Message]]] = [
         _file_source(p, fmt.input_kind) for p in paths
     ]
@@ -144,56 +140,6 @@ def open_stream(
 
 def _file_source(path: str | Path, kind: str) -> Callable[[], Iterable[Message]]:
     return lambda: read_messages([path], kind)
-
-
-def loadable_formats(kind: str | None = None) -> list[Format]:
-    """Registered formats whose module loads (and reads ``kind`` input, when given)."""
-    out: list[Format] = []
-    for name in FORMATS:
-        try:
-            fmt = get_format(name)
-        except ImportError:
-            continue
-        if kind is None or fmt.input_kind == kind:
-            out.append(fmt)
-    return out
-
-
-def detect(raw: Iterable[Message], kind: str = "json", *, where: str = "input") -> Format:
-    """The unique format whose ``detect`` accepts every leading (assembled) message.
-
-    Raises :class:`DetectionError` naming the candidates when none or several match.
-    """
-    sample = list(itertools.islice(raw, DETECT_SAMPLE))
-    if not sample:
-        raise DetectionError("no messages to detect a format from", where)
-    formats = loadable_formats(kind)
-    matching = [f for f in formats if _matches(f, sample)]
-    if len(matching) == 1:
-        return matching[0]
-    names = ", ".join(f.name for f in (matching or formats))
-    if not matching:
-        raise DetectionError(
-            f"the input matches none of the known {kind} formats ({names}); pass --format NAME",
-            where,
-        )
-    raise DetectionError(f"the input is ambiguous between {names}; pass --format NAME", where)
-
-
-def _matches(fmt: Format, sample: list[Message]) -> bool:
-    """Whether ``fmt`` accepts the sample: judged on the messages it assembles before any
-    error (a truncated tail must not hide the format of the good messages before it)."""
-    values = []
-    try:
-        for message in itertools.islice(fmt.assemble(iter(sample)), DETECT_SAMPLE):
-            if message.value is not None:
-                values.append(message)
-    except Exception:
-        pass
-    try:
-        return bool(values) and all(fmt.detect(m) for m in values)
-    except Exception:
-        return False
 
 
 # --- validate and normalize -------------------------------------------------------------------

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import difflib
 import importlib
+import itertools
 from collections.abc import Iterable
 from typing import Final
 
@@ -72,37 +73,52 @@ def candidates(message: Message, formats: Iterable[Format] | None = None) -> lis
     return [f.name for f in (formats or all_formats()) if _safe_detect(f, message)]
 
 
-def detect_format(messages: Iterable[Message], sample: int = 20) -> Format:
-    """The unique format matching the first non-tombstone messages.
+#: How many leading messages auto-detection looks at.
+DETECT_SAMPLE: Final = 20
 
-    Raises :class:`DetectionError` naming the candidates when the answer is not unique.
+
+def formats_reading(kind: str | None = None) -> list[Format]:
+    """Registered formats (reading ``kind`` input — json, csv or avro — when given)."""
+    return [f for f in all_formats() if kind is None or f.input_kind == kind]
+
+
+def detect_format(
+    raw: Iterable[Message], kind: str | None = None, *, where: str = "input"
+) -> Format:
+    """The unique format whose ``detect`` accepts every leading message it assembles.
+
+    ``raw`` holds input documents as read (before a format pairs or splits them); ``kind``
+    limits the candidates to formats reading that input kind. Raises :class:`DetectionError`
+    naming the candidates when none or several match.
     """
-    remaining: set[str] | None = None
-    where = "input"
-    seen = 0
-    for message in messages:
-        if message.value is None:
-            continue
-        where = message.where
-        names = set(candidates(message))
-        remaining = names if remaining is None else remaining & names
-        seen += 1
-        if seen >= sample or (remaining is not None and len(remaining) <= 1):
-            break
-    if remaining is None:
+    sample = list(itertools.islice(raw, DETECT_SAMPLE))
+    if not sample:
         raise DetectionError("no messages to detect a format from", where)
-    if len(remaining) == 1:
-        return get_format(next(iter(remaining)))
-    if not remaining:
+    where = sample[0].where if where == "input" else where
+    formats = formats_reading(kind)
+    matching = [f for f in formats if _accepts(f, sample)]
+    if len(matching) == 1:
+        return matching[0]
+    names = ", ".join(f.name for f in (matching or formats))
+    if not matching:
+        what = f"known {kind} formats" if kind else "known formats"
         raise DetectionError(
-            "the input matches none of the known formats "
-            f"({', '.join(FORMATS)}); pass --format NAME",
-            where,
+            f"the input matches none of the {what} ({names}); pass --format NAME", where
         )
-    ordered = [n for n in FORMATS if n in remaining]
-    raise DetectionError(
-        f"the input is ambiguous between {', '.join(ordered)}; pass --format NAME", where
-    )
+    raise DetectionError(f"the input is ambiguous between {names}; pass --format NAME", where)
+
+
+def _accepts(fmt: Format, sample: list[Message]) -> bool:
+    """Whether ``fmt`` accepts the sample, judged on the messages it assembles before any
+    error (a truncated tail must not hide the format of the good messages before it)."""
+    assembled: list[Message] = []
+    try:
+        for message in itertools.islice(fmt.assemble(iter(sample)), DETECT_SAMPLE):
+            if message.value is not None:
+                assembled.append(message)
+    except Exception:
+        pass
+    return bool(assembled) and all(_safe_detect(fmt, m) for m in assembled)
 
 
 def _safe_detect(fmt: Format, message: Message) -> bool:
