@@ -8,6 +8,7 @@ finding (the column's entry, or the ``key:``/``format:``/``topic:`` line).
 
 from __future__ import annotations
 
+import re
 import subprocess
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -189,6 +190,13 @@ def compare_catalog(
         path = files.get(rel)
         new_text = _read(path) if path is not None else None
         old_text = baseline.get(rel)
+        if new_text is not None and new_text == old_text:
+            unchanged = _unchanged_entry(rel, new_text, level)  # no parsing for untouched files
+            if unchanged is None:
+                skipped.append(rel)
+            else:
+                entries.append(unchanged)
+            continue
         new = read_contract(new_text, rel) if new_text is not None else None
         old = _old_contract(old_text, rel)
         if new is None and old is None:
@@ -197,6 +205,24 @@ def compare_catalog(
             continue
         entries.append(_entry(rel, old, new, old_text == new_text, new_text, level))
     return CatalogResult(entries, skipped)
+
+
+_NAME_LINE: Final = re.compile(r"^name:[ \t]*['\"]?([^'\"\n#]+?)['\"]?[ \t]*$", re.MULTILINE)
+_COMPAT_LINE: Final = re.compile(r"^compatibility:[ \t]*([A-Z_]+)[ \t]*$", re.MULTILINE)
+
+
+def _unchanged_entry(rel: str, text: str, level: CompatibilityLevel | None) -> Entry | None:
+    """An ``unchanged`` entry for a file whose text equals its baseline (None: not a contract)."""
+    if not re.search(r"^columns:", text, re.MULTILINE) or not re.search(
+        r"^format:", text, re.MULTILINE
+    ):
+        return None
+    name = _NAME_LINE.search(text)
+    compat = _COMPAT_LINE.search(text)
+    known = {lv.value for lv in CompatibilityLevel}
+    said = compat.group(1) if compat and compat.group(1) in known else "BACKWARD"
+    lvl = level or CompatibilityLevel(said)
+    return Entry(name.group(1) if name else rel, rel, "unchanged", DiffResult(lvl, True))
 
 
 def _old_contract(text: str | None, rel: str) -> Contract | None:
