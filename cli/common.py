@@ -14,7 +14,7 @@ from contracts.errors import ContractsError
 T = TypeVar("T")
 
 
-class OutputMode(str, enum.Enum):
+class OutputMode(enum.StrEnum):
     text = "text"
     json = "json"
 
@@ -65,7 +65,13 @@ def progress(items: Iterable[T], description: str, total: int | None = None) -> 
         TimeElapsedColumn,
     )
 
-    columns = [SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn()]
+    columns = [
+        SpinnerColumn(),
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+    ]
     with Progress(*columns, console=stderr_console(), transient=True) as bar:
         task = bar.add_task(description, total=total)
         for item in items:

@@ -26,7 +26,7 @@ NAME_PATTERN: Final = r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,199}$"
 _NAME_RE: Final = re.compile(NAME_PATTERN)
 
 
-class CompatibilityLevel(str, enum.Enum):
+class CompatibilityLevel(enum.StrEnum):
     """Schema Registry compatibility levels."""
 
     BACKWARD = "BACKWARD"
@@ -429,10 +429,10 @@ def _scalar(value: Any) -> str:
         text = text[: -len("\n...")]
     if text.endswith("..."):
         text = text[:-3].strip()
-    if isinstance(value, str) and any(ch in text for ch in ",{}[]"):
-        # inside a flow collection these characters need quotes even where plain YAML does not
-        if not (text.startswith("'") or text.startswith('"')):
-            text = "'" + value.replace("'", "''") + "'"
+    # inside a flow collection these characters need quotes even where plain YAML does not
+    needs_quotes = isinstance(value, str) and any(ch in text for ch in ",{}[]")
+    if needs_quotes and not text.startswith(("'", '"')):
+        text = "'" + value.replace("'", "''") + "'"
     return text
 
 

@@ -15,7 +15,7 @@ from typing import Any, ClassVar
 from contracts.contract import Contract, dump_contract, load_contract
 from contracts.events import ChangeEvent
 from contracts.formats import detect_format, get_format
-from contracts.formats.base import Format, InferOptions, Inference, Message
+from contracts.formats.base import Format, Inference, InferOptions, Message
 from contracts.io import read_messages
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
@@ -53,7 +53,9 @@ class FormatSpec:
         assert (derived.key.to_json() if derived.key else None) == key
         assert derived.value.to_json() == value
 
-    def assert_normalizes(self, sample: str, expected: str, contract: str | None = None) -> list[ChangeEvent]:
+    def assert_normalizes(
+        self, sample: str, expected: str, contract: str | None = None
+    ) -> list[ChangeEvent]:
         c = load_contract(self.fixture(contract)) if contract else None
         events = [
             e
