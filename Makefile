@@ -34,7 +34,7 @@ unit: check-java install
 test: lint typecheck unit
 
 bench: check-java install
-	$(BIN)/python benchmarks/run_all.py
+	$(BIN)/python -m benchmarks.run_all
 
 clean:
 	rm -rf $(VENV) demo-output .cdc-contracts .pytest_cache .mypy_cache .ruff_cache
