@@ -21,6 +21,8 @@ import base64
 import datetime as dt
 import decimal
 import json
+import os
+import sys
 import time
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -298,6 +300,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=2)
     parser.add_argument("--formats", default=",".join(GENERATORS))
     args = parser.parse_args()
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)  # UDF workers use this venv
     spark = (
         SparkSession.builder.master("local[2]")
         .config("spark.sql.session.timeZone", "UTC")

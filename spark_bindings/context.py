@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 
 from pyspark.sql import Column
@@ -24,9 +24,30 @@ from spark_bindings.schema import spark_type
 
 @dataclass(frozen=True)
 class Context:
-    """A contract with its Spark types (decoded and wire) for the row and the key."""
+    """A contract with its Spark types (decoded and wire) for the row and the key.
+
+    ``staged`` collects leaf expressions that become their own columns before the feed is
+    assembled: each decoded value is then computed once per row and referenced by name (Spark
+    does not share an expression between a conditional branch and a check).
+    """
 
     contract: Contract
+    staged: dict[str, Column] = field(default_factory=dict)
+
+    def stage(self, expr: Column) -> Column:
+        """Make ``expr`` a column of the staging projection; returns a reference to it."""
+        name = f"__cdc_s{len(self.staged)}"
+        self.staged[name] = expr
+        return F.col(name)
+
+    def stage_decoded(self, decoded: Decoded) -> Decoded:
+        """A decoded leaf computed once: its value staged, its problems rebuilt on the column."""
+        ref = self.stage(decoded.value)
+        problems = tuple(
+            Problem(p.path, p.message, p.rebuild(ref)) if p.rebuild is not None else p
+            for p in decoded.problems
+        )
+        return Decoded(ref, problems)
 
     @cached_property
     def row(self) -> ConnectSchema:
@@ -64,8 +85,27 @@ class Context:
     # --- decoding images ------------------------------------------------------------------------
 
     def json_image(self, wire: Column, path: str) -> Decoded:
-        """A row image parsed with :attr:`row_wire`, decoded to :attr:`row_type`."""
-        return decode_json_value(wire, self.row.as_optional(), self.row_type, path)
+        """A row image parsed with :attr:`row_wire`, decoded to :attr:`row_type` (leaves staged)."""
+        values: list[Column] = []
+        problems: list[Problem] = []
+        for f, spark_field in zip(self.row.fields or (), self.row_type.fields, strict=True):
+            name = f.field or spark_field.name
+            leaf = decode_json_value(wire[name], f, spark_field.dataType, f"{path}.{name}")
+            if leaf.problems:
+                leaf = self.stage_decoded(leaf)
+            values.append(leaf.value.alias(name))
+            problems += [
+                Problem(p.path, p.message, wire.isNotNull() & p.condition) for p in leaf.problems
+            ]
+            if not f.optional and not f.has_default:
+                problems.append(
+                    Problem(
+                        f"{path}.{name}",
+                        "is null but the column is required",
+                        wire.isNotNull() & wire[name].isNull(),
+                    )
+                )
+        return Decoded(F.when(wire.isNotNull(), F.struct(*values)), tuple(problems))
 
     def json_key(self, wire: Column, path: str) -> Decoded:
         return decode_json_value(wire, self.key_schema.as_optional(), self.key_type, path)
@@ -75,13 +115,17 @@ class Context:
     ) -> Decoded:
         """One column's text value decoded to its Spark type."""
         target = self.row_type[name].dataType
-        return decode_text_value(text, self.column(name), target, path, dialect)
+        decoded = decode_text_value(text, self.column(name), target, path, dialect)
+        return self.stage_decoded(decoded) if decoded.problems else decoded
 
     def key_from_image(self, image: Column) -> Column:
         """The key struct from a decoded row image (null unless every key column has a value)."""
         if not self.contract.key:
             return F.lit(None).cast(self.key_type)
-        return F.when(image.isNotNull(), F.struct(*[image[k].alias(k) for k in self.contract.key]))
+        complete = image.isNotNull()
+        for k in self.contract.key:
+            complete = complete & image[k].isNotNull()
+        return F.when(complete, F.struct(*[image[k].alias(k) for k in self.contract.key]))
 
 
 def required_problems(

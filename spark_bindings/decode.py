@@ -70,6 +70,7 @@ def _decode_json(
     parsed = decoder.explode(parsed, F.col(PARSED_COL))
     j = F.col(PARSED_COL)
     feed = decoder.feed(j, key_text, ctx)
+    parsed = parsed.select("*", *[v.alias(k) for k, v in ctx.staged.items()])
     tombstone = F.col(value_col).isNull()
     feed = Feed(
         op=feed.op,

@@ -42,6 +42,8 @@ class Problem:
     path: str
     message: str
     condition: Column
+    #: The condition rebuilt over another expression of the value (a staged column).
+    rebuild: Callable[[Column], Column] | None = None
 
 
 @dataclass(frozen=True)
@@ -71,7 +73,9 @@ def error_text(problems: tuple[Problem, ...] | list[Problem]) -> Column:
 
 def failed(wire: Column, value: Column, path: str, message: str) -> Problem:
     """The usual problem: a non-null wire value whose decoded value is null."""
-    return Problem(path, message, wire.isNotNull() & value.isNull())
+    return Problem(
+        path, message, wire.isNotNull() & value.isNull(), lambda v: wire.isNotNull() & v.isNull()
+    )
 
 
 # --- integers and decimals ---------------------------------------------------------------------
@@ -422,10 +426,13 @@ def decode_text_value(
     logical = lookup(schema)
     kind = logical.kind if logical is not None else schema.type
     message = _FAILURE.get(kind, f"is not a valid {kind}")
-    bad = wire.isNotNull() & value.isNull()
-    if dialect.zero_dates_are_null and kind in ("date", "timestamp", "zoned-timestamp"):
-        bad = bad & ~F.trim(wire).rlike(_ZERO_DATE_TEXT)
-    return Decoded(value, (Problem(path, message, bad),))
+    zero_ok = dialect.zero_dates_are_null and kind in ("date", "timestamp", "zoned-timestamp")
+
+    def bad(v: Column) -> Column:
+        cond = wire.isNotNull() & v.isNull()
+        return cond & ~F.trim(wire).rlike(_ZERO_DATE_TEXT) if zero_ok else cond
+
+    return Decoded(value, (Problem(path, message, bad(value), bad),))
 
 
 # --- containers --------------------------------------------------------------------------------

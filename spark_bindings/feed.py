@@ -114,9 +114,8 @@ def finish(
 ) -> DataFrame:
     """The output DataFrame: canonical columns, passed-through columns, ``_control``, ``_error``."""
     key_type, row_type = all_nullable(key_type), all_nullable(row_type)
-    # Stage 1: every canonical part and every problem flag as its own column, so that later
-    # expressions refer to them by name instead of repeating their (large) expression trees.
-    flags = [f"__cdc_p{i}" for i in range(len(feed.problems))]
+    # Stage 1: every canonical part and the error text as their own columns, so that later
+    # expressions refer to them by name instead of repeating their expression trees.
     parts = {
         "__cdc_op": feed.op,
         "__cdc_table": feed.table,
@@ -127,20 +126,13 @@ def finish(
         "__cdc_source_ts_ms": feed.source_ts_ms,
         "__cdc_position": feed.position,
         "__cdc_control": feed.control,
+        ERROR_COL: error_text(list(feed.problems)),
     }
     staged = df.select(
         *[F.col(_quoted(c)) for c in passthrough],
         *[v.alias(k) for k, v in parts.items()],
-        *[
-            F.coalesce(p.condition, F.lit(False)).alias(n)
-            for p, n in zip(feed.problems, flags, strict=True)
-        ],
     )
     c = F.col
-    error = error_text(
-        [Problem(p.path, p.message, c(n)) for p, n in zip(feed.problems, flags, strict=True)]
-    )
-    staged = staged.withColumn(ERROR_COL, error)
     ok = c(ERROR_COL).isNull()
     change = ok & c("__cdc_control").isNull()
     out = staged.select(

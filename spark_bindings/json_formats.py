@@ -28,6 +28,7 @@ from contracts.formats._connect import POSITION_FIELDS
 from spark_bindings.context import Context, required_problems
 from spark_bindings.expressions import CANAL_TEXT, Decoded, Problem, floor_div
 from spark_bindings.feed import (
+    PARSED_COL,
     Feed,
     first_control,
     op_from,
@@ -36,11 +37,11 @@ from spark_bindings.feed import (
 )
 
 CORRUPT_COL: Final = "_corrupt_record"
+BAD_JSON_COL: Final = "__cdc_bad_json"
 NOT_JSON: Final = "is not valid JSON for the contract's wire schema (malformed or a wrong type)"
 
 S = StringType()
 L = LongType()
-_ANY_POSITION: Final = tuple(dict.fromkeys(k for keys in POSITION_FIELDS.values() for k in keys))
 
 
 def fields(**types: DataType) -> StructType:
@@ -71,8 +72,7 @@ class JsonDecoder:
         options = {"mode": "PERMISSIVE", "columnNameOfCorruptRecord": CORRUPT_COL}
         return F.from_json(text, schema, options)
 
-    @staticmethod
-    def parse_problem(text: Column, j: Column) -> Problem:
+    def parse_problem(self, text: Column, j: Column) -> Problem:
         bad = text.isNotNull() & (j.isNull() | j[CORRUPT_COL].isNotNull())
         return Problem("$", NOT_JSON, bad)
 
@@ -80,21 +80,30 @@ class JsonDecoder:
 # --- Connect envelopes: debezium-json, cdl-debezium-json, arcion-json ---------------------------
 
 
-def _source_type(extra: tuple[str, ...] = ()) -> StructType:
+def position_keys(ctx: Context) -> dict[str, tuple[str, ...]]:
+    """Position fields per connector: the contract's connector only, when it names one."""
+    named = ctx.contract.option("connector")
+    if isinstance(named, str) and named.lower() in POSITION_FIELDS:
+        return {named.lower(): POSITION_FIELDS[named.lower()]}
+    return dict(POSITION_FIELDS)
+
+
+def _source_type(ctx: Context) -> StructType:
     s = fields(db=S, schema=S, table=S, ts_ms=L, connector=S)
-    for name in dict.fromkeys((*_ANY_POSITION, *extra)):
+    for name in dict.fromkeys(k for keys in position_keys(ctx).values() for k in keys):
         s = s.add(name, S)
     return s
 
 
-def source_position(source: Column) -> Column:
+def source_position(source: Column, ctx: Context) -> Column:
     """Debezium's position fields by connector (as ``contracts.formats._connect`` lists them)."""
+    known = position_keys(ctx)
+    every = tuple(dict.fromkeys(k for keys in known.values() for k in keys))
     connector = F.lower(source["connector"])
-    out = position_map({k: source[k] for k in _ANY_POSITION})
-    for name, keys in POSITION_FIELDS.items():
-        out = F.when(
-            connector == F.lit(name), position_map({k: source[k] for k in keys})
-        ).otherwise(out)
+    out = position_map({k: source[k] for k in every})
+    for name, keys in known.items():
+        chosen = position_map({k: source[k] for k in keys})
+        out = F.when(connector == F.lit(name), chosen).otherwise(out)
     return F.when(source.isNotNull(), out)
 
 
@@ -124,7 +133,7 @@ class ConnectEnvelope(JsonDecoder):
     def envelope_type(self, ctx: Context) -> StructType:
         env = fields(
             **{self.before_field: ctx.row_wire, self.after_field: ctx.row_wire},
-            source=_source_type(),
+            source=_source_type(ctx),
             op=S,
             ts_ms=L,
             ts_us=L,
@@ -139,21 +148,34 @@ class ConnectEnvelope(JsonDecoder):
         return env
 
     def wire_schema(self, ctx: Context) -> StructType:
+        """``{payload: envelope}``, or the envelope alone when ``options.schemas_enable`` is
+        false (messages of the other layout are reported in ``_error``)."""
         env = self.envelope_type(ctx)
-        return StructType([StructField("payload", env), *env.fields])
-
-    envelope_fields: tuple[str, ...] = ()
+        if ctx.contract.option("schemas_enable", True) is False:
+            return env
+        return StructType([StructField("payload", env)])
 
     def explode(self, df: DataFrame, parsed: Column) -> DataFrame:
-        """Resolve each envelope field once (``payload`` when present, else the bare envelope)."""
-        names = [f.name for f in parsed_struct_fields(df, parsed, "payload")]
-        resolved = [
-            F.when(parsed["payload"].isNotNull(), parsed["payload"][n])
-            .otherwise(parsed[n])
-            .alias(f"__cdc_env_{n}")
-            for n in names
-        ]
-        return df.select("*", *resolved)
+        """Envelope fields as columns; the parsed struct is dropped (fewer nested fields keep
+        the plan under Spark's whole-stage-codegen field limit)."""
+        top = df.select(parsed.alias("p")).schema["p"].dataType
+        assert isinstance(top, StructType)
+        env = parsed["payload"] if "payload" in top.fieldNames() else parsed
+        names = [f.name for f in top.fields if f.name not in ("payload", CORRUPT_COL)]
+        if "payload" in top.fieldNames():
+            inner = top["payload"].dataType
+            assert isinstance(inner, StructType)
+            names = inner.fieldNames()
+        keep = [F.col(f"`{c}`") for c in df.columns if c != PARSED_COL]
+        bad = parsed.isNull() | parsed[CORRUPT_COL].isNotNull()
+        return df.select(
+            *keep,
+            bad.alias(BAD_JSON_COL),
+            *[env[n].alias(f"__cdc_env_{n}") for n in names],
+        )
+
+    def parse_problem(self, text: Column, j: Column) -> Problem:
+        return Problem("$", NOT_JSON, text.isNotNull() & F.col(BAD_JSON_COL))
 
     @staticmethod
     def field(j: Column, name: str) -> Column:
@@ -198,8 +220,8 @@ class ConnectEnvelope(JsonDecoder):
         )
         return ts_ms, f(j, "source")["ts_ms"]
 
-    def position(self, j: Column) -> Column:
-        return source_position(self.field(j, "source"))
+    def position(self, j: Column, ctx: Context) -> Column:
+        return source_position(self.field(j, "source"), ctx)
 
     def feed(self, j: Column, key_text: Column | None, ctx: Context) -> Feed:
         after = self.image(j, self.after_field, ctx)
@@ -228,7 +250,7 @@ class ConnectEnvelope(JsonDecoder):
             after=after.value,
             ts_ms=ts_ms,
             source_ts_ms=source_ts_ms,
-            position=self.position(j),
+            position=self.position(j, ctx),
             control=control,
             problems=tuple(problems),
         )
@@ -422,13 +444,6 @@ class CanalJson(JsonDecoder):
         here = present if isinstance(present, dict) else dict.fromkeys(values, present)
         problems += required_problems(ctx, values, here, path)
         return Decoded(F.struct(*[v.alias(n) for n, v in values.items()]), tuple(problems))
-
-
-def parsed_struct_fields(df: DataFrame, parsed: Column, name: str) -> list[StructField]:
-    """The fields of one struct inside the parsed column."""
-    t = df.select(parsed[name].alias("x")).schema["x"].dataType
-    assert isinstance(t, StructType)
-    return list(t.fields)
 
 
 def _gated(problems: tuple[Problem, ...], gate: Column) -> list[Problem]:

@@ -33,7 +33,8 @@ def _payload(
         "lsn": 100 + ts,
         "txId": 7,
     }
-    return json.dumps({"before": before, "after": after, "source": source, "op": op, "ts_ms": ts})
+    payload = {"before": before, "after": after, "source": source, "op": op, "ts_ms": ts}
+    return json.dumps({"schema": {"type": "struct", "fields": []}, "payload": payload})
 
 
 def _amount(cents: int) -> str:
@@ -61,7 +62,7 @@ def test_malformed_messages_are_kept_with_a_reason(spark: Any) -> None:
         _payload("x", _row(3, 1)),
         _payload("c", {**_row(4, 1), "customer": None}),
         None,
-        json.dumps({"ts_ms": 5}),
+        json.dumps({"schema": None, "payload": {"ts_ms": 5}}),
     ]
     rows = decode_changes(frame_from_values(spark, values), ORDERS).orderBy("offset").collect()
     assert len(rows) == len(values)
