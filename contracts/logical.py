@@ -521,6 +521,88 @@ def lookup(schema: ConnectSchema) -> LogicalType | None:
     return entry
 
 
+# --- specialized decoders (speed) --------------------------------------------------------------
+
+#: A decoder specialized for one schema: ``value -> python value``.
+FastDecoder = Callable[[Any], Any]
+
+
+def fast_decoder(schema: ConnectSchema) -> FastDecoder | None:
+    """A one-argument decoder for ``schema``'s logical type, built once per schema, or None.
+
+    It reads the common wire form directly (parameters such as the decimal scale are read once)
+    and hands everything else to the type's generic decoder, so results and errors are exactly
+    those of ``lookup(schema).decode(value, schema)``.
+    """
+    entry = lookup(schema)
+    if entry is None:
+        return None
+    specialize = _SPECIALIZERS.get(entry.name)
+    return specialize(schema, entry.decode) if specialize is not None else None
+
+
+def _fast_decimal(schema: ConnectSchema, generic: Decoder) -> FastDecoder | None:
+    try:
+        exponent = -decimal_scale(schema)
+    except DecodeError:
+        return None  # every value fails the same way: leave it to the generic decoder
+    a2b, from_bytes, make = binascii.a2b_base64, int.from_bytes, decimal.Decimal
+
+    def decode(value: Any) -> Any:
+        if type(value) is str:
+            try:
+                raw = a2b(value, strict_mode=True)
+            except (binascii.Error, ValueError):
+                return generic(value, schema)
+            return make(from_bytes(raw, "big", signed=True)).scaleb(exponent)
+        return generic(value, schema)
+
+    return decode
+
+
+def _fast_days(schema: ConnectSchema, generic: Decoder) -> FastDecoder:
+    epoch_ordinal = EPOCH_DATE.toordinal()
+    from_ordinal = dt.date.fromordinal
+
+    def decode(value: Any) -> Any:
+        if type(value) is int:
+            try:
+                return from_ordinal(epoch_ordinal + value)
+            except (ValueError, OverflowError):
+                pass
+        return generic(value, schema)
+
+    return decode
+
+
+def _fast_instant(divisor: int) -> Callable[[ConnectSchema, Decoder], FastDecoder]:
+    def specialize(schema: ConnectSchema, generic: Decoder) -> FastDecoder:
+        delta = dt.timedelta
+
+        def decode(value: Any) -> Any:
+            if type(value) is int:
+                try:
+                    return EPOCH + delta(microseconds=value * 1_000_000 // divisor)
+                except OverflowError:
+                    pass
+            return generic(value, schema)
+
+        return decode
+
+    return specialize
+
+
+_SPECIALIZERS: Final[Mapping[str, Callable[[ConnectSchema, Decoder], FastDecoder | None]]] = {
+    DECIMAL_NAME: _fast_decimal,
+    "org.apache.kafka.connect.data.Date": _fast_days,
+    "io.debezium.time.Date": _fast_days,
+    "org.apache.kafka.connect.data.Timestamp": _fast_instant(1_000),
+    "io.debezium.time.Timestamp": _fast_instant(1_000),
+    "io.debezium.time.MicroTimestamp": _fast_instant(1_000_000),
+    "io.debezium.time.NanoTimestamp": _fast_instant(1_000_000_000),
+}
+
+
 def is_known_name(name: str) -> bool:
     """Whether ``name`` is a logical type in the table."""
     return name in LOGICAL_TYPES

@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from contracts.errors import DecodeError
-from contracts.logical import decode_base, lookup
+from contracts.logical import decode_base, fast_decoder, lookup
 from contracts.schema import ConnectSchema, json_kind
 
 ValueDecoder = Callable[[Any, str], Any]
@@ -45,7 +45,15 @@ def compile_decoder(schema: ConnectSchema) -> ValueDecoder:
     logical = lookup(schema)
     if logical is not None:
         # One closure per logical column (no wrapper): these run for every value.
-        fn = logical.decode
+        fast = fast_decoder(schema)
+        if fast is None:
+            generic = logical.decode
+
+            def generic_for_schema(value: Any) -> Any:
+                return generic(value, schema)
+
+            fast = generic_for_schema
+        fn = fast
 
         def decode_logical(value: Any, path: str) -> Any:
             if value is None:
@@ -53,7 +61,7 @@ def compile_decoder(schema: ConnectSchema) -> ValueDecoder:
                     return None
                 raise DecodeError("null is not allowed for a required value", path)
             try:
-                return fn(value, schema)
+                return fn(value)
             except DecodeError as err:
                 raise DecodeError(f"{err.what} ({schema.name})", path) from None
 
@@ -86,7 +94,12 @@ def compile_decoder(schema: ConnectSchema) -> ValueDecoder:
 
 #: Connect types whose wire value passes unchanged when it has exactly this Python type
 #: (ints still go through the range check; see decode_base).
-_EXACT_PY_TYPES: dict[str, type] = {"string": str, "boolean": bool, "double": float}
+_EXACT_PY_TYPES: dict[str, type] = {
+    "string": str,
+    "boolean": bool,
+    "double": float,
+    "float": float,
+}
 _INT_BOUNDS: dict[str, tuple[int, int]] = {
     "int8": (-(2**7), 2**7 - 1),
     "int16": (-(2**15), 2**15 - 1),
@@ -125,33 +138,24 @@ def _compile_non_null(schema: ConnectSchema) -> ValueDecoder:
 
 def _compile_struct(schema: ConnectSchema) -> ValueDecoder:
     fields = [(f.field or "", compile_decoder(f), f) for f in schema.fields or ()]
+    general = _general_struct(fields)
+    return _generated_struct(fields, general)
+
+
+StructField = tuple[str, ValueDecoder, ConnectSchema]
+
+
+def _general_struct(fields: list[StructField]) -> ValueDecoder:
+    """The complete struct decoder: defaults for absent fields, missing and extra fields."""
     names = {name for name, _, _ in fields}
-    # Child paths per parent path, built once: struct paths repeat on every message.
-    child_paths: dict[str, list[str]] = {}
-
-    def paths_under(path: str) -> list[str]:
-        found = child_paths.get(path)
-        if found is None:
-            found = [f"{path}.{name}" for name, _, _ in fields]
-            if len(child_paths) < 256:
-                child_paths[path] = found
-        return found
-
-    named_decoders = [(name, dec) for name, dec, _ in fields]
 
     def decode_struct(value: Any, path: str) -> Any:
         if not isinstance(value, dict):
             raise DecodeError(f"expected an object, got {json_kind(value)}", path)
-        child_paths_here = paths_under(path)
-        if value.keys() == names:  # the common case: every field present, nothing extra
-            return {
-                name: dec(value[name], child)
-                for (name, dec), child in zip(named_decoders, child_paths_here, strict=True)
-            }
         out: dict[str, Any] = {}
-        for (name, dec, field_schema), child_path in zip(fields, child_paths_here, strict=True):
+        for name, dec, field_schema in fields:
             if name in value:
-                out[name] = dec(value[name], child_path)
+                out[name] = dec(value[name], f"{path}.{name}")
             elif field_schema.optional or field_schema.has_default:
                 out[name] = field_schema.default if field_schema.has_default else None
             else:
@@ -163,6 +167,55 @@ def _compile_struct(schema: ConnectSchema) -> ValueDecoder:
         return out
 
     return decode_struct
+
+
+def _generated_struct(fields: list[StructField], general: ValueDecoder) -> ValueDecoder:
+    """A struct decoder generated as Python source for this one struct.
+
+    The common case (a plain ``dict`` holding exactly the declared fields) reads each field
+    into a local, checks plain values inline (exact Python type, integer range) and calls the
+    field's compiled decoder only for anything else (nulls, logical types, nested values, bad
+    values: the field decoder raises with the JSON path). Any other value goes to ``general``,
+    which also reports missing and extra fields.
+    """
+    namespace: dict[str, Any] = {"names": {name for name, _, _ in fields}, "general": general}
+    body: list[str] = []
+    for i, (name, dec, field_schema) in enumerate(fields):
+        namespace[f"d{i}"] = dec
+        check = _inline_check(field_schema, f"v{i}")
+        if check is None:
+            body.append(f"    v{i} = d{i}(value[{name!r}], path + {'.' + name!r})")
+            continue
+        body.append(f"    v{i} = value[{name!r}]")
+        body.append(f"    if {check}:")
+        body.append(f"        v{i} = d{i}(v{i}, path + {'.' + name!r})")
+    items = ", ".join(f"{name!r}: v{i}" for i, (name, _, _) in enumerate(fields))
+    source = "\n".join(
+        [
+            "def decode_struct(value, path):",
+            "    if type(value) is not dict or value.keys() != names:",
+            "        return general(value, path)",
+            *body,
+            f"    return {{{items}}}",
+        ]
+    )
+    # The source is ours: names and paths enter only as repr() literals.
+    exec(compile(source, "<struct decoder>", "exec"), namespace)
+    decoder: ValueDecoder = namespace["decode_struct"]
+    return decoder
+
+
+def _inline_check(schema: ConnectSchema, var: str) -> str | None:
+    """Source of a condition that is False when ``var`` needs no decoding (None: always decode)."""
+    if lookup(schema) is not None:
+        return None
+    exact = _EXACT_PY_TYPES.get(schema.type)
+    if exact is not None:
+        return f"type({var}) is not {exact.__name__}"
+    bounds = _INT_BOUNDS.get(schema.type)
+    if bounds is not None:
+        return f"type({var}) is not int or not {bounds[0]} <= {var} <= {bounds[1]}"
+    return None
 
 
 def _compile_array(schema: ConnectSchema) -> ValueDecoder:
