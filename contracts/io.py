@@ -150,6 +150,14 @@ _SHARED_SCHEMA_LIMIT: Final = 256
 _shared_schemas: dict[bytes, SharedJson] = {}
 
 
+class _LastSchema:
+    """The previous schema message's ``{"schema": <text>,"payload":`` head and its shared
+    schema, swapped as one tuple: consecutive messages usually repeat it, and comparing a
+    prefix is cheaper than finding the payload and hashing the schema text."""
+
+    current: tuple[bytes, SharedJson] | None = None
+
+
 def loads_document(line: bytes) -> Any:
     """Parse one JSON document; a compact ``{"schema": …, "payload": …}`` message parses only
     its payload, sharing one parsed schema object among every message with the same schema text.
@@ -157,19 +165,33 @@ def loads_document(line: bytes) -> Any:
     Embedded schemas repeat on every message (and are most of its bytes), so this parses each
     distinct schema once. Anything that does not split cleanly is parsed whole.
     """
-    if line.startswith(_SCHEMA_HEAD) and line.endswith(b"}"):
-        cut = line.find(_PAYLOAD_SEPARATOR)
-        if cut > 0:
-            schema_text = line[len(_SCHEMA_HEAD) : cut]
-            schema = _shared_schemas.get(schema_text)
+    if line.endswith(b"}"):
+        last = _LastSchema.current
+        if last is not None and line.startswith(last[0]):
             try:
-                if schema is None:
-                    schema = _share(schema_text)
-                payload = orjson.loads(line[cut + len(_PAYLOAD_SEPARATOR) : -1])
+                payload = orjson.loads(line[len(last[0]) : -1])
             except orjson.JSONDecodeError:
                 return orjson.loads(line)
-            if schema is not None:
-                return {"schema": schema, "payload": payload}
+            return {"schema": last[1], "payload": payload}
+        if line.startswith(_SCHEMA_HEAD):
+            return _loads_schema_message(line)
+    return orjson.loads(line)
+
+
+def _loads_schema_message(line: bytes) -> Any:
+    cut = line.find(_PAYLOAD_SEPARATOR)
+    if cut > 0:
+        schema_text = line[len(_SCHEMA_HEAD) : cut]
+        schema = _shared_schemas.get(schema_text)
+        try:
+            if schema is None:
+                schema = _share(schema_text)
+            payload = orjson.loads(line[cut + len(_PAYLOAD_SEPARATOR) : -1])
+        except orjson.JSONDecodeError:
+            return orjson.loads(line)
+        if schema is not None:
+            _LastSchema.current = (line[: cut + len(_PAYLOAD_SEPARATOR)], schema)
+            return {"schema": schema, "payload": payload}
     return orjson.loads(line)
 
 

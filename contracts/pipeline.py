@@ -210,18 +210,39 @@ _LINE_OPTIONS: Final = (
 )
 
 
+def _iso_microseconds(value: dt.datetime | dt.time) -> str:
+    return value.isoformat(timespec="microseconds")
+
+
+def _base64_text(value: bytes | bytearray | memoryview) -> str:
+    return base64.b64encode(bytes(value)).decode("ascii")
+
+
+#: orjson's fallback by exact type (the decoders produce exactly these types).
+_JSON_CONVERTERS: Final[Mapping[type, Callable[[Any], Any]]] = {
+    decimal.Decimal: lambda value: format(value, "f"),
+    dt.datetime: _iso_microseconds,
+    dt.date: dt.date.isoformat,
+    dt.time: _iso_microseconds,
+    bytes: _base64_text,
+}
+
+
 def _jsonable(value: Any) -> Any:
     """orjson's fallback for typed values, matching :func:`contracts.values.to_jsonable`."""
+    convert = _JSON_CONVERTERS.get(type(value))
+    if convert is not None:
+        return convert(value)
     if isinstance(value, decimal.Decimal):
         return format(value, "f")
     if isinstance(value, dt.datetime):
-        return value.isoformat(timespec="microseconds")
+        return _iso_microseconds(value)
     if isinstance(value, dt.date):
         return value.isoformat()
     if isinstance(value, dt.time):
-        return value.isoformat(timespec="microseconds")
+        return _iso_microseconds(value)
     if isinstance(value, bytes | bytearray | memoryview):
-        return base64.b64encode(bytes(value)).decode("ascii")
+        return _base64_text(value)
     if isinstance(value, Mapping):
         return {str(k): v for k, v in value.items()}
     return str(value)

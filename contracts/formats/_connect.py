@@ -26,7 +26,7 @@ import re
 from collections import Counter
 from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Final
+from typing import Any, ClassVar, Final, NamedTuple
 
 import orjson
 
@@ -94,9 +94,8 @@ class Names:
     key: str | None
 
 
-@dataclass(frozen=True, slots=True)
-class Facts:
-    """What an envelope says besides its row images."""
+class Facts(NamedTuple):
+    """What an envelope says besides its row images (a named tuple: built for every message)."""
 
     op: Op
     table: TableId
@@ -137,7 +136,9 @@ class Plan:
 
 def int_or_none(value: Any, where: str, path: str) -> int | None:
     """An integer timestamp (or None); anything else is a :class:`DecodeError`."""
-    if value is None or (isinstance(value, int) and not isinstance(value, bool)):
+    if type(value) is int or value is None:
+        return value
+    if isinstance(value, int) and not isinstance(value, bool):
         return value
     raise DecodeError(f"expected an integer, got {json_kind(value)}", f"{where} {path}")
 
@@ -146,24 +147,33 @@ def str_or_none(value: Any) -> str | None:
     return value if isinstance(value, str) else None
 
 
+_SCALARS: Final = (str, int, float, bool)
+
+
 def scalar_position(source: Mapping[str, Any], keys: Iterable[str]) -> dict[str, Any]:
     """The non-null JSON scalars of ``source`` under ``keys``, in order."""
     out: dict[str, Any] = {}
     for k in keys:
         v = source.get(k)
-        if v is not None and isinstance(v, str | int | float | bool):
+        if v is not None and isinstance(v, _SCALARS):
             out[k] = v
     return out
+
+
+#: Position keys by connector name as spelled in messages (filled on first sight, bounded).
+_POSITION_KEYS: dict[str, tuple[str, ...]] = {}
 
 
 def source_position(source: Mapping[str, Any]) -> dict[str, Any]:
     """The position in a Debezium-style ``source`` block, by its connector."""
     connector = source.get("connector")
-    keys = (
-        POSITION_FIELDS.get(connector.lower(), _ANY_POSITION)
-        if isinstance(connector, str)
-        else _ANY_POSITION
-    )
+    if type(connector) is not str:
+        return scalar_position(source, _ANY_POSITION)
+    keys = _POSITION_KEYS.get(connector)
+    if keys is None:
+        keys = POSITION_FIELDS.get(connector.lower(), _ANY_POSITION)
+        if len(_POSITION_KEYS) < 1024:
+            _POSITION_KEYS[connector] = keys
     return scalar_position(source, keys)
 
 
