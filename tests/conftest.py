@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import shutil
 import socket
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -33,6 +34,8 @@ def spark() -> Iterator[Any]:
         pytest.skip("Java 17 is not installed: Spark tests need it")
     from pyspark.sql import SparkSession
 
+    # Python workers (mapInArrow, the Avro decoder) must run this interpreter, not python3.
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     session = (
         SparkSession.builder.master("local[2]")
         .appName("cdc-contracts-tests")

@@ -1,0 +1,256 @@
+"""Avro topics in Spark: DTS records and Confluent-framed Debezium Avro (fastavro decoder).
+
+The Debezium case produces messages with Confluent's own ``AvroSerializer`` against the real
+embedded registry (``python -m api.registry`` over HTTP), with two schema versions mixed in one
+DataFrame.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import uuid
+from collections.abc import Iterator
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+# The registry tests' server class (tests/ is on sys.path for the registry package's conftest).
+from registry.conftest import RegistryServer
+
+from contracts.contract import Contract, load_contract
+from contracts.render import contract_avro
+from spark_bindings import decode_changes
+from spark_bindings.avro import decode_avro, dts_values, spark_avro_available
+from spark_bindings.context import Context
+from spark_bindings.inputs import frame_from_values
+
+from .parity import FIXTURES, contract, from_spark, messages, python_feed, spark_feed
+
+pytestmark = pytest.mark.spark
+
+DTS = FIXTURES / "dts-avro"
+
+#: (sample, contract): every framing DTS files come in.
+DTS_CASES = [
+    ("orders.bin", "orders.expected.yaml"),
+    ("orders.confluent.bin", "orders.expected.yaml"),
+    ("orders.avro", "orders.expected.yaml"),
+    ("items-pg.bin", "items-pg.expected.yaml"),
+]
+
+
+def _dts_frame(spark: Any, sample: str) -> Any:
+    return frame_from_values(spark, dts_values((DTS / sample).read_bytes(), sample))
+
+
+@pytest.mark.parametrize(("sample", "contract_file"), DTS_CASES)
+def test_dts_equals_python_normalize(spark: Any, sample: str, contract_file: str) -> None:
+    c = contract("dts-avro", contract_file)
+    want = python_feed("dts-avro", messages("dts-avro", sample), c)
+    rows = decode_changes(_dts_frame(spark, sample), c).orderBy("offset").collect()
+    got = spark_feed(rows, c)
+    assert len(got) == len(want)
+    for (gi, g), (wi, w) in zip(got, want, strict=True):
+        assert gi == wi
+        assert g == w, f"message {gi}"
+
+
+def test_dts_malformed_values_are_kept_with_a_reason(spark: Any) -> None:
+    c = contract("dts-avro", "orders.expected.yaml")
+    good = dts_values((DTS / "orders.bin").read_bytes())
+    bad = dts_values((DTS / "bad" / "bad-values.bin").read_bytes())
+    values = [good[0], good[1][:40], b"\x07garbage", None, bad[0], bad[1], good[2] + b"\x00\x00"]
+    feed = decode_changes(frame_from_values(spark, values, topic="dts"), c)
+    rows = feed.orderBy("offset").collect()
+    assert len(rows) == len(values)
+    errors = [r["_error"] for r in rows]
+    assert errors[0] is None and rows[0]["op"] == "c" and rows[0]["key"]["id"] == 1001
+    assert "not a DTS Avro record" in errors[1]
+    assert errors[2] is not None
+    assert errors[3] is None and rows[3]["_control"] == "tombstone" and rows[3]["op"] is None
+    assert "$.afterImages[1]" in errors[4] and "customer_id" in errors[4]
+    assert "$.afterImages[6]" in errors[5] and "utf8mb4" in errors[5]
+    assert "one DTS record" in errors[6] or "not a DTS Avro record" in errors[6]
+    for r in rows[1:3] + rows[4:]:
+        assert r["op"] is None and r["after"] is None and r["topic"] == "dts"
+    # an undecodable value keeps the envelope facts that did decode
+    assert rows[4]["table"]["name"] == "orders" and rows[4]["position"]["id"]
+    assert (
+        decode_changes(frame_from_values(spark, values), c, drop_control_records=True)
+        .where("_control is not null")
+        .count()
+        == 0
+    )
+
+
+def test_from_avro_path(spark: Any) -> None:
+    if not spark_avro_available(spark):
+        pytest.skip("spark-avro jar not on the classpath: from_avro path not exercised")
+    c = contract("dts-avro", "orders.expected.yaml")
+    with pytest.raises(Exception, match="not implemented"):
+        decode_changes(_dts_frame(spark, "orders.bin"), c, use_spark_avro=True)
+
+
+# --- Confluent-framed Debezium Avro ---------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def registry_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    base = tmp_path_factory.mktemp("avro-registry")
+    server = RegistryServer(base / "registry.db", base / "server.log").start()
+    yield server.url
+    server.stop()
+
+
+ORDERS = FIXTURES / "debezium-json" / "postgres-orders.expected.yaml"
+UTC = dt.UTC
+
+
+def _versions() -> tuple[Contract, Contract]:
+    """v1 without ``note``; v2 (the contract jobs decode with) adds it as an optional column."""
+    v2 = load_contract(ORDERS)
+    columns = [col for col in v2.columns if col.field != "note"]
+    v1 = v2.model_copy(update={"columns": columns})
+    return v1, v2
+
+
+def _row(i: int, amount: str, note: str | None, with_note: bool) -> dict[str, Any]:
+    row = {
+        "id": i,
+        "customer": f"c{i}",
+        "amount": Decimal(amount),
+        "created_at": 1_700_000_000_123_456 + i,
+        "order_date": 19_000 + i,
+        "updated_at": "2024-02-04T10:00:00+02:00",
+    }
+    if with_note:
+        row["note"] = note
+    return row
+
+
+def _envelope(op: str, before: Any, after: Any, ts: int) -> dict[str, Any]:
+    source = {
+        "version": "2.5.0.Final",
+        "connector": "postgresql",
+        "name": "pgserver1",
+        "ts_ms": ts - 5,
+        "snapshot": "false",
+        "db": "shop",
+        "schema": "public",
+        "table": "orders",
+        "lsn": 1000 + ts,
+        "txId": 77,
+    }
+    return {"before": before, "after": after, "source": source, "op": op, "ts_ms": ts}
+
+
+def _serialized(url: str, topic: str) -> list[tuple[bytes | None, bytes | None]]:
+    from confluent_kafka.schema_registry import SchemaRegistryClient
+    from confluent_kafka.schema_registry.avro import AvroSerializer
+    from confluent_kafka.serialization import MessageField, SerializationContext
+
+    import json
+
+    client = SchemaRegistryClient({"url": url})
+    v1, v2 = _versions()
+    value_ctx = SerializationContext(topic, MessageField.VALUE)
+    key_ctx = SerializationContext(topic, MessageField.KEY)
+    ser = {
+        n: AvroSerializer(client, json.dumps(contract_avro(v, "value")))
+        for n, v in (("v1", v1), ("v2", v2))
+    }
+    key_ser = AvroSerializer(client, json.dumps(contract_avro(v2, "key")))
+
+    def msg(version: str, op: str, before: Any, after: Any, ts: int) -> tuple[bytes, bytes]:
+        key_id = (after or before)["id"]
+        value = ser[version](_envelope(op, before, after, ts), value_ctx)
+        return key_ser({"id": key_id}, key_ctx), value
+
+    return [
+        msg("v1", "c", None, _row(1, "-123.45", None, False), 10),
+        msg("v2", "c", None, _row(2, "99999999.99", "gift", True), 11),
+        msg("v1", "u", _row(1, "-123.45", None, False), _row(1, "0.01", None, False), 12),
+        msg("v2", "d", _row(2, "99999999.99", "gift", True), None, 13),
+        (key_ser({"id": 2}, key_ctx), None),  # tombstone
+    ]
+
+
+def _expected_after(i: int, amount: str, note: str | None) -> dict[str, Any]:
+    return {
+        "id": i,
+        "customer": f"c{i}",
+        "amount": Decimal(amount),
+        "created_at": dt.datetime(2023, 11, 14, 22, 13, 20, 123_456 + i, tzinfo=UTC),
+        "order_date": dt.date(2022, 1, 8) + dt.timedelta(days=i),
+        "updated_at": dt.datetime(2024, 2, 4, 8, 0, tzinfo=UTC),
+        "note": note,
+    }
+
+
+def _decode(df: Any, c: Contract, url: str, **options: Any) -> Any:
+    return decode_avro(df, Context(c), "value", "key", False, registry=url, **options)
+
+
+def _kafka_frame(spark: Any, pairs: list[tuple[bytes | None, bytes | None]], topic: str) -> Any:
+    from spark_bindings.inputs import KAFKA_SCHEMA
+
+    rows = [(k, v, topic, 0, i, None) for i, (k, v) in enumerate(pairs)]
+    return spark.createDataFrame(rows, KAFKA_SCHEMA)
+
+
+def test_confluent_debezium_avro_with_two_schema_versions(spark: Any, registry_url: str) -> None:
+    topic = f"t{uuid.uuid4().hex[:8]}.public.orders"
+    pairs = _serialized(registry_url, topic)
+    ids = {int.from_bytes(v[1:5], "big") for _, v in pairs if v is not None}
+    assert len(ids) == 2, "the topic must mix two writer schemas"
+    _, c = _versions()
+    rows = _decode(_kafka_frame(spark, pairs, topic), c, registry_url).orderBy("offset").collect()
+    assert [r["_error"] for r in rows] == [None] * 5
+    assert [r["op"] for r in rows] == ["c", "c", "u", "d", None]
+    assert rows[4]["_control"] == "tombstone"
+    got = [from_spark(r, c) for r in rows[:4]]
+    assert got[0]["after"] == _expected_after(1, "-123.45", None)
+    assert got[1]["after"] == _expected_after(2, "99999999.99", "gift")
+    assert got[2]["before"] == _expected_after(1, "-123.45", None)
+    assert got[2]["after"] == {**_expected_after(1, "0.01", None)}
+    assert got[3]["before"] == _expected_after(2, "99999999.99", "gift")
+    assert got[3]["after"] is None
+    assert [g["key"] for g in got] == [{"id": 1}, {"id": 2}, {"id": 1}, {"id": 2}]
+    assert got[0]["table"] == {"database": "shop", "schema": "public", "name": "orders"}
+    assert [g["ts_ms"] for g in got] == [10, 11, 12, 13]
+    assert [g["source_ts_ms"] for g in got] == [5, 6, 7, 8]
+    assert got[0]["position"]["lsn"] == "1010" and got[0]["position"]["txId"] == "77"
+    assert rows[0]["topic"] == topic and rows[3]["offset"] == 3
+
+
+def test_confluent_malformed_frames_become_errors(spark: Any, registry_url: str) -> None:
+    topic = f"t{uuid.uuid4().hex[:8]}.public.orders"
+    _, good = _serialized(registry_url, topic)[0]
+    assert good is not None
+    unknown = b"\x00" + (987_654).to_bytes(4, "big") + good[5:]
+    values = [good, b"\x01" + good[1:], unknown, good[:-3], good[:3], good + b"\x00"]
+    _, c = _versions()
+    df = frame_from_values(spark, values, topic=topic)
+    rows = _decode(df, c, registry_url).orderBy("offset").collect()
+    assert len(rows) == len(values)
+    errors = [r["_error"] for r in rows]
+    assert errors[0] is None and rows[0]["op"] == "c"
+    assert "magic byte is 1" in errors[1]
+    assert "schema id 987654 is not in the registry" in errors[2]
+    assert "truncated or malformed" in errors[3]
+    assert "the header alone needs 5" in errors[4]
+    assert "bytes left after the Avro value" in errors[5]
+    assert all(r["op"] is None and r["after"] is None for r in rows[1:])
+
+
+def test_contract_option_selects_avro(spark: Any, registry_url: str, tmp_path: Path) -> None:
+    _, c = _versions()
+    avro_contract = c.model_copy(update={"options": {**c.options, "value_encoding": "avro"}})
+    from spark_bindings.avro import wants_avro
+
+    assert wants_avro(avro_contract, {}) and wants_avro(c, {"encoding": "avro"})
+    assert not wants_avro(c, {})
+    with pytest.raises(Exception, match="registry="):
+        _decode(frame_from_values(spark, [b"x"]), c, None)  # type: ignore[arg-type]
