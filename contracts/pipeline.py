@@ -211,7 +211,8 @@ _LINE_OPTIONS: Final = (
 
 
 def _iso_microseconds(value: dt.datetime | dt.time) -> str:
-    return value.isoformat(timespec="microseconds")
+    # isoformat() writes microseconds whenever they are not zero (and is cheaper to call).
+    return value.isoformat() if value.microsecond else value.isoformat(timespec="microseconds")
 
 
 def _base64_text(value: bytes | bytearray | memoryview) -> str:

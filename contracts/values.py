@@ -173,29 +173,42 @@ def _generated_struct(fields: list[StructField], general: ValueDecoder) -> Value
     """A struct decoder generated as Python source for this one struct.
 
     The common case (a plain ``dict`` holding exactly the declared fields) reads each field
-    into a local, checks plain values inline (exact Python type, integer range) and calls the
-    field's compiled decoder only for anything else (nulls, logical types, nested values, bad
-    values: the field decoder raises with the JSON path). Any other value goes to ``general``,
-    which also reports missing and extra fields.
+    into a local, checks plain values inline (exact Python type, integer range), calls a
+    logical type's specialized decoder directly on non-null values and the field's compiled
+    decoder for anything else. When any of that raises :class:`DecodeError`, or the value is
+    not such a dict, ``general`` decodes the value again: it reports the first bad field with
+    its JSON path, and missing and extra fields.
     """
-    namespace: dict[str, Any] = {"names": {name for name, _, _ in fields}, "general": general}
+    namespace: dict[str, Any] = {
+        "names": {name for name, _, _ in fields},
+        "general": general,
+        "DecodeError": DecodeError,
+    }
     body: list[str] = []
     for i, (name, dec, field_schema) in enumerate(fields):
         namespace[f"d{i}"] = dec
-        check = _inline_check(field_schema, f"v{i}")
-        if check is None:
-            body.append(f"    v{i} = d{i}(value[{name!r}], path + {'.' + name!r})")
-            continue
-        body.append(f"    v{i} = value[{name!r}]")
-        body.append(f"    if {check}:")
-        body.append(f"        v{i} = d{i}(v{i}, path + {'.' + name!r})")
+        var, call = f"v{i}", f"d{i}(v{i}, path + {'.' + name!r})"
+        body.append(f"        {var} = value[{name!r}]")
+        fast = fast_decoder(field_schema)
+        check = _inline_check(field_schema, var)
+        if fast is not None:
+            namespace[f"f{i}"] = fast
+            body.append(f"        {var} = f{i}({var}) if {var} is not None else {call}")
+        elif check is not None:
+            body.append(f"        if {check}:")
+            body.append(f"            {var} = {call}")
+        else:
+            body.append(f"        {var} = {call}")
     items = ", ".join(f"{name!r}: v{i}" for i, (name, _, _) in enumerate(fields))
     source = "\n".join(
         [
             "def decode_struct(value, path):",
             "    if type(value) is not dict or value.keys() != names:",
             "        return general(value, path)",
-            *body,
+            "    try:",
+            *(body or ["        pass"]),
+            "    except DecodeError:",
+            "        return general(value, path)",
             f"    return {{{items}}}",
         ]
     )

@@ -163,3 +163,10 @@ def test_the_common_types_are_specialized() -> None:
         "io.debezium.time.MicroTimestamp",
         "io.debezium.time.Date",
     } <= set(SPECIALIZED)
+
+
+def test_empty_struct() -> None:
+    empty = parse_connect({"type": "struct", "fields": []})
+    assert compile_decoder(empty)({}, "$") == {}
+    with pytest.raises(DecodeError, match="unexpected field"):
+        compile_decoder(empty)({"a": 1}, "$")

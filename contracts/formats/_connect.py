@@ -148,16 +148,23 @@ def str_or_none(value: Any) -> str | None:
 
 
 _SCALARS: Final = (str, int, float, bool)
+_PAYLOAD_PATHS: dict[str, str] = {}
+
+
+def payload_path(name: str) -> str:
+    """``$.payload.<name>`` (built once per name: images are decoded for every message)."""
+    path = _PAYLOAD_PATHS.get(name)
+    if path is None:
+        path = f"$.payload.{name}"
+        if len(_PAYLOAD_PATHS) < 1024:
+            _PAYLOAD_PATHS[name] = path
+    return path
 
 
 def scalar_position(source: Mapping[str, Any], keys: Iterable[str]) -> dict[str, Any]:
     """The non-null JSON scalars of ``source`` under ``keys``, in order."""
-    out: dict[str, Any] = {}
-    for k in keys:
-        v = source.get(k)
-        if v is not None and isinstance(v, _SCALARS):
-            out[k] = v
-    return out
+    get = source.get
+    return {k: v for k in keys if (v := get(k)) is not None and isinstance(v, _SCALARS)}
 
 
 #: Position keys by connector name as spelled in messages (filled on first sight, bounded).
@@ -419,7 +426,7 @@ class ConnectEnvelopeFormat(Format):
         value = payload.get(name)
         if value is None or (self.empty_image_is_absent and value == {}):
             return None
-        return decoder(value, f"$.payload.{name}")
+        return decoder(value, payload_path(name))
 
     def message_key(self, message: Message) -> dict[str, Any] | None:
         """The decoded Kafka key (``{schema, payload}`` documents are decoded by their schema)."""
