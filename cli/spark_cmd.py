@@ -99,6 +99,7 @@ def decode_cmd(
     from contracts.contract import load_contract
     from spark_bindings import decode_changes
     from spark_bindings.inputs import read_input
+    from spark_bindings.storage import write_parquet
 
     c = load_contract(contract)
     existing = SparkSession.getActiveSession()
@@ -113,7 +114,7 @@ def decode_cmd(
     try:
         df = read_input(spark, [str(p) for p in input_], input_format.value, c.format)  # type: ignore[arg-type]
         feed = decode_changes(df, c, drop_control_records=drop_control_records)
-        feed.write.mode("overwrite").parquet(str(output))
+        write_parquet(feed, str(output))
         written = spark.read.parquet(str(output))
         label = F.coalesce(
             F.col("op"),

@@ -1,0 +1,25 @@
+"""Writing a change feed to storage."""
+
+from __future__ import annotations
+
+from pyspark.sql import DataFrame
+from pyspark.sql.types import StructType
+
+
+def storable(feed: DataFrame) -> DataFrame:
+    """The feed without columns whose type is an empty struct.
+
+    A contract without key columns yields ``key`` as a null ``struct<>``; Parquet (and most
+    table formats) cannot store a struct with no fields, so such columns are left out.
+    """
+    empty = [
+        f.name
+        for f in feed.schema.fields
+        if isinstance(f.dataType, StructType) and not f.dataType.fields
+    ]
+    return feed.drop(*empty) if empty else feed
+
+
+def write_parquet(feed: DataFrame, path: str) -> None:
+    """Write a change feed as Parquet (overwriting ``path``), storable columns only."""
+    storable(feed).write.mode("overwrite").parquet(path)
