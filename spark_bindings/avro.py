@@ -40,6 +40,7 @@ from pyspark.sql.types import (
     DataType,
     DecimalType,
     FloatType,
+    LongType,
     StringType,
     StructField,
     StructType,
@@ -164,13 +165,7 @@ def _output_schema(df: DataFrame, ctx: Context, passthrough: Sequence[str]) -> S
     return StructType(fields)
 
 
-def _long() -> DataType:
-    from pyspark.sql.types import LongType
-
-    return LongType()
-
-
-_LONG: Final = _long()
+_LONG: Final = LongType()
 
 
 # --- what runs on the executors -----------------------------------------------------------------
