@@ -26,10 +26,18 @@ from pyspark.sql.types import (
 
 from contracts.formats._connect import POSITION_FIELDS
 from spark_bindings.context import Context, required_problems
-from spark_bindings.expressions import CANAL_TEXT, Decoded, Problem, floor_div
+from spark_bindings.expressions import (
+    CANAL_TEXT,
+    Decoded,
+    Problem,
+    floor_div,
+    zoned_text_timestamp,
+)
 from spark_bindings.feed import (
     PARSED_COL,
+    POSITION_TYPE,
     Feed,
+    constant_table,
     first_control,
     op_from,
     position_map,
@@ -129,6 +137,7 @@ class ConnectEnvelope(JsonDecoder):
     before_field = "before"
     unique_field: str | None = None
     empty_image_is_absent = False
+    op_path = "$.payload.op"
 
     def envelope_type(self, ctx: Context) -> StructType:
         env = fields(
@@ -240,7 +249,7 @@ class ConnectEnvelope(JsonDecoder):
         problems = [
             *after.problems,
             *before.problems,
-            Problem("$.payload.op", "is not a known op code", op.isNull() & control.isNull()),
+            Problem(self.op_path, "is not a known op code", op.isNull() & control.isNull()),
         ]
         return Feed(
             op=op,
@@ -269,6 +278,8 @@ class ArcionS3Json(JsonDecoder):
     """Arcion S3 JSON: string images, the literal ``"null"``, and ``exists`` flags."""
 
     uses_key = False
+    #: The text that stands for SQL NULL in an image.
+    null_text = "null"
 
     def wire_schema(self, ctx: Context) -> StructType:
         namespace = fields(catalog=S, schema=S)
@@ -322,15 +333,14 @@ class ArcionS3Json(JsonDecoder):
             bad = bad | (flag.isNotNull() & ~flag.isin("0", "1", "2", "3"))
         return bad
 
-    @staticmethod
-    def image(j: Column, side: str, flags: tuple[str, ...], ctx: Context) -> Decoded:
+    def image(self, j: Column, side: str, flags: tuple[str, ...], ctx: Context) -> Decoded:
         values: dict[str, Column] = {}
         present: dict[str, Column] = {}
         problems: list[Problem] = []
         for name in ctx.row.field_names():
             here = j["exists"][name].isin(*flags)
             raw = j[side][name]
-            text = F.when(here & (raw != F.lit("null")), raw)
+            text = F.when(here & (raw != F.lit(self.null_text)), raw)
             decoded = ctx.text_value(name, text, f"$.{side}.{name}")
             values[name] = decoded.value
             present[name] = F.coalesce(here, F.lit(False))
@@ -450,9 +460,394 @@ def _gated(problems: tuple[Problem, ...], gate: Column) -> list[Problem]:
     return [Problem(p.path, p.message, gate & p.condition) for p in problems]
 
 
+# --- arcion-json, cdl-debezium-json, cdl-json: more Connect envelopes ---------------------------
+
+
+class ArcionJson(ConnectEnvelope):
+    """``arcion-json``: the Debezium envelope; ``{}`` as an image means no image. The key
+    document arrives as the Kafka key (``{schema, payload}``), a delete's tombstone as a null
+    value."""
+
+    empty_image_is_absent = True
+
+
+HEARTBEAT_FIELD: Final = "HEARTBEAT_IDENTIFIER"
+TOP_HEARTBEAT_COL: Final = "__cdc_top_heartbeat"
+
+
+class CdlHeartbeats(ConnectEnvelope):
+    """Huawei CDL: a heartbeat identifier with no op and no image is a heartbeat, whether it
+    comes inside the payload or as a bare ``{"HEARTBEAT_IDENTIFIER": ...}`` document."""
+
+    def envelope_type(self, ctx: Context) -> StructType:
+        return super().envelope_type(ctx).add(HEARTBEAT_FIELD, S)
+
+    def wire_schema(self, ctx: Context) -> StructType:
+        schema = super().wire_schema(ctx)
+        return schema.add(HEARTBEAT_FIELD, S) if "payload" in schema.fieldNames() else schema
+
+    def explode(self, df: DataFrame, parsed: Column) -> DataFrame:
+        top = df.select(parsed.alias("p")).schema["p"].dataType
+        assert isinstance(top, StructType)
+        beat = F.lit(None).cast("string")
+        if "payload" in top.fieldNames():
+            beat = F.when(parsed["payload"].isNull(), parsed[HEARTBEAT_FIELD])
+        return super().explode(df.select("*", beat.alias(TOP_HEARTBEAT_COL)), parsed)
+
+    def heartbeat(self, j: Column) -> Column:
+        f = self.field
+        beat = F.coalesce(f(j, HEARTBEAT_FIELD), F.col(TOP_HEARTBEAT_COL))
+        quiet = f(j, self.after_field).isNull() & f(j, self.before_field).isNull()
+        return beat.isNotNull() & quiet & self.op_code(j).isNull()
+
+
+class CdlDebeziumJson(CdlHeartbeats):
+    """``cdl-debezium-json`` (message_version 2.0): the Debezium envelope plus ``unique`` (the
+    key columns); vendor decimals and timestamps are strings (``com.xxx.cdc.data.*``)."""
+
+    unique_field = "unique"
+
+    def controls(self, j: Column) -> list[tuple[str, Column]]:
+        return [("heartbeat", self.heartbeat(j)), *super().controls(j)]
+
+
+CDL_OPERATIONS: Final = {"INSERT": "c", "UPDATE": "u", "DELETE": "d"}
+
+
+class CdlJson(CdlHeartbeats):
+    """``cdl-json`` (message_version 1.0): a flat envelope — ``SEG_OWNER``, ``TABLE_NAME``,
+    ``TIMESTAMP``, ``OPERATION``, ``data``/``before``, ``unique`` and the position in
+    ``transaction.properties`` (``[{name, value}]``)."""
+
+    after_field = "data"
+    unique_field = "unique"
+    op_path = "$.payload.OPERATION"
+
+    def envelope_type(self, ctx: Context) -> StructType:
+        properties = ArrayType(fields(name=S, value=S))
+        return fields(
+            data=ctx.row_wire,
+            before=ctx.row_wire,
+            SEG_OWNER=S,
+            TABLE_NAME=S,
+            TIMESTAMP=L,
+            OPERATION=S,
+            transaction=fields(properties=properties),
+            unique=ctx.key_wire,
+            HEARTBEAT_IDENTIFIER=S,
+        )
+
+    def controls(self, j: Column) -> list[tuple[str, Column]]:
+        return [("heartbeat", self.heartbeat(j))]
+
+    def op_code(self, j: Column) -> Column:
+        return self.field(j, "OPERATION")
+
+    def op_table(self) -> Mapping[str, str]:
+        return CDL_OPERATIONS
+
+    def table(self, j: Column, ctx: Context) -> Column:
+        f = self.field
+        return table_struct(F.lit(None), f(j, "SEG_OWNER"), f(j, "TABLE_NAME"))
+
+    def times(self, j: Column) -> tuple[Column, Column]:
+        return F.lit(None).cast("long"), self.field(j, "TIMESTAMP")
+
+    def position(self, j: Column, ctx: Context) -> Column:
+        """``{name: value}`` of the properties (the last of a repeated name wins; nulls out)."""
+        props = F.coalesce(self.field(j, "transaction")["properties"], F.array())
+        last = F.filter(
+            props,
+            lambda p, i: (
+                p["name"].isNotNull()
+                & ~F.exists(F.slice(props, i + 2, F.size(props)), lambda q: q["name"] == p["name"])
+            ),
+        )
+        kept = F.filter(last, lambda p: p["value"].isNotNull())
+        return F.map_from_entries(F.transform(kept, lambda p: F.struct(p["name"], p["value"])))
+
+
+# --- shareplex-json ----------------------------------------------------------------------------
+
+#: meta.op spellings (lower case, single spaces) → the op, or a control kind in brackets.
+SHAREPLEX_ACTIONS: Final = {
+    "ins": "c",
+    "insert": "c",
+    "upd": "u",
+    "update": "u",
+    "update after": "u",
+    "del": "d",
+    "delete": "d",
+    "trunc": "t",
+    "truncate": "t",
+    "update before": "[other]",
+    "drop column": "[ddl]",
+    "add column": "[ddl]",
+    "modify column": "[ddl]",
+    "rename column": "[ddl]",
+    "ddl": "[ddl]",
+}
+SHAREPLEX_POSITION: Final = ("scn", "rowid", "trans", "seq", "idx")
+
+
+class ShareplexJson(JsonDecoder):
+    """SharePlex ``{meta, data, key}`` with text values. ``data`` is the row (insert, delete)
+    or the changed columns (update, whose before image is ``key``); columns a message leaves
+    out are null."""
+
+    uses_key = False
+
+    def wire_schema(self, ctx: Context) -> StructType:
+        text_map = MapType(S, S)
+        return fields(meta=text_map, data=text_map, key=text_map)
+
+    def feed(self, j: Column, key_text: Column | None, ctx: Context) -> Feed:
+        meta, data, key = j["meta"], j["data"], j["key"]
+        spelled = F.trim(F.regexp_replace(F.lower(_at(meta, "op")), r"[_\s]+", " "))
+        action = op_from(spelled, SHAREPLEX_ACTIONS)
+        control = F.when(action.startswith("["), F.regexp_extract(action, r"\[(\w+)\]", 1))
+        op = F.when(control.isNull(), action)
+        has_data = F.coalesce(F.size(data) > 0, F.lit(False))
+        # a delete's row: data, else key (``data or key or {}``)
+        delete_from = F.when(has_data, data).otherwise(key)
+        names = ctx.row.field_names()
+        after_text = {n: F.when(_has(data, n), _at(data, n)).otherwise(_at(key, n)) for n in names}
+        after_here = {n: _has(data, n) | ((op == F.lit("u")) & _has(key, n)) for n in names}
+        before_source = F.when(op == F.lit("d"), delete_from).otherwise(key)
+        before_text = {n: _at(before_source, n) for n in names}
+        before_here = {n: _has(before_source, n) for n in names}
+        after = _text_image(after_text, after_here, "$.data", ctx)
+        before = _text_image(before_text, before_here, "$.key", ctx)
+        is_delete = op == F.lit("d")
+        after_value = F.when(op.isin("c", "u"), after.value)
+        before_value = F.when(op == F.lit("u"), F.when(key.isNotNull(), before.value)).when(
+            is_delete, before.value
+        )
+        names_lit = [F.lit(n) for n in names]
+
+        def extra(image: Column) -> Column:
+            return F.exists(F.map_keys(image), lambda k: ~k.isin(*names_lit))
+
+        problems = [
+            Problem("$.meta", "is missing (it holds op, table and position)", meta.isNull()),
+            Problem("$.meta.op", "is not a known SharePlex op", meta.isNotNull() & action.isNull()),
+            Problem("$.meta.table", "is not a non-empty string", _at(meta, "table") == F.lit("")),
+            *_gated(after.problems, op.isin("c", "u")),
+            *_gated(_with_path(before.problems, "$.key", "$.data"), is_delete & has_data),
+            *_gated(before.problems, (is_delete & ~has_data) | (op == F.lit("u"))),
+            Problem(
+                "$.data",
+                "holds a column that is not in the contract",
+                op.isin("c", "u", "d") & F.coalesce(extra(data), F.lit(False)),
+            ),
+            Problem(
+                "$.key",
+                "holds a column that is not in the contract",
+                ((op == F.lit("u")) | (is_delete & ~has_data))
+                & F.coalesce(extra(key), F.lit(False)),
+            ),
+        ]
+        position = F.transform_values(
+            F.map_filter(meta, lambda k, _v: k.isin(*SHAREPLEX_POSITION)),
+            lambda _k, v: F.coalesce(v, F.lit("null")),
+        )
+        return Feed(
+            op=op,
+            table=self.table(_at(meta, "table"), ctx),
+            key=ctx.key_from_image(F.coalesce(after_value, before_value)),
+            before=before_value,
+            after=after_value,
+            ts_ms=_epoch_ms(_at(meta, "posttime")),
+            source_ts_ms=_epoch_ms(_at(meta, "time")),
+            position=F.coalesce(position, F.create_map().cast(POSITION_TYPE)),
+            control=control,
+            problems=tuple(problems),
+        )
+
+    @staticmethod
+    def table(name: Column, ctx: Context) -> Column:
+        """``OWNER.TABLE`` → schema OWNER, name TABLE (no dot: no schema); absent → the
+        contract's table."""
+        last = F.substring_index(name, ".", -1)
+        owner = F.when(F.instr(name, ".") > 0, F.regexp_extract(name, r"^(.*)\.[^.]*$", 1))
+        fallback = constant_table(None, ctx.contract.table.schema_, ctx.contract.table.name)
+        return F.when(name.isNull(), fallback).otherwise(table_struct(F.lit(None), owner, last))
+
+
+# --- opencdc-json ------------------------------------------------------------------------------
+
+OPENCDC_OPS: Final = {"create": "c", "update": "u", "delete": "d", "snapshot": "r"}
+RAW_COLUMN: Final = "raw"
+_CREATED_AT: Final = "opencdc.createdAt"
+_READ_AT: Final = "opencdc.readAt"
+_COLLECTION: Final = "opencdc.collection"
+
+
+class OpencdcJson(JsonDecoder):
+    """Conduit OpenCDC records. Structured data (a JSON object), and raw data (base64) whose
+    bytes are a JSON object, are decoded natively; other raw bytes fill the contract's bytes
+    column ``raw`` when it has one and are an ``_error`` otherwise."""
+
+    uses_key = False
+
+    def wire_schema(self, ctx: Context) -> StructType:
+        # images as text: an object comes back as its JSON text, raw data as its base64
+        return fields(
+            position=S,
+            operation=S,
+            metadata=MapType(S, S),
+            key=S,
+            payload=fields(before=S, after=S),
+        )
+
+    def feed(self, j: Column, key_text: Column | None, ctx: Context) -> Feed:
+        op = op_from(j["operation"], OPENCDC_OPS)
+        meta = j["metadata"]
+        after = self.data(j["payload"]["after"], "$.payload.after", ctx)
+        before = self.data(j["payload"]["before"], "$.payload.before", ctx)
+        position = F.coalesce(j["position"], F.lit(""))
+        bad_position = (
+            j["position"].isNotNull() & F.try_to_binary(j["position"], F.lit("base64")).isNull()
+        )
+        collection = F.nullif(_at(meta, _COLLECTION), F.lit(""))
+        c = ctx.contract.table_id
+        table = F.when(collection.isNull(), constant_table(c.database, c.schema, c.name))
+        problems = [
+            Problem("$.operation", "is not create, update, delete or snapshot", op.isNull()),
+            Problem("$.position", "is not valid base64", bad_position),
+            *after.problems,
+            *before.problems,
+        ]
+        return Feed(
+            op=op,
+            table=table.otherwise(table_struct(F.lit(None), F.lit(None), collection)),
+            key=F.coalesce(
+                ctx.key_from_image(F.coalesce(after.value, before.value)),
+                self.record_key(j["key"], ctx),
+            ),
+            before=before.value,
+            after=after.value,
+            ts_ms=floor_div(_int_text(_at(meta, _READ_AT)), 1_000_000),
+            source_ts_ms=floor_div(_int_text(_at(meta, _CREATED_AT)), 1_000_000),
+            position=position_map({"position": position}),
+            problems=tuple(problems),
+        )
+
+    @staticmethod
+    def structured(text: Column) -> tuple[Column, Column, Column]:
+        """(fields as a text map, raw bytes, whether the text is neither) of one data value."""
+        is_object = F.startswith(F.ltrim(text), F.lit("{"))
+        raw = F.when(text.isNotNull() & ~is_object, F.try_to_binary(text, F.lit("base64")))
+        raw_text = raw.cast("string")
+        raw_json = F.when(F.startswith(raw_text, F.lit("{")), raw_text)
+        fields_map = F.from_json(
+            F.when(is_object, text).otherwise(raw_json), MapType(S, S), {"mode": "PERMISSIVE"}
+        )
+        undecodable = text.isNotNull() & ~is_object & raw.isNull()
+        return fields_map, raw, undecodable
+
+    def data(self, text: Column, path: str, ctx: Context) -> Decoded:
+        fields_map, raw, undecodable = self.structured(text)
+        is_raw = raw.isNotNull() & fields_map.isNull()
+        names = ctx.row.field_names()
+        texts = {n: _at(fields_map, n) for n in names}
+        image = _text_image(texts, {n: _has(fields_map, n) for n in names}, path, ctx)
+        raw_column = ctx.row.get_field(RAW_COLUMN)
+        raw_fits = raw_column is not None and raw_column.type == "bytes"
+        values = [
+            (
+                F.when(is_raw, raw).otherwise(image.value[n])
+                if n == RAW_COLUMN and raw_fits
+                else image.value[n]
+            ).alias(n)
+            for n in names
+        ]
+        names_lit = [F.lit(n) for n in names]
+        extra = F.exists(F.map_keys(fields_map), lambda k: ~k.isin(*names_lit))
+        problems = [
+            Problem(path, "is neither a JSON object nor valid base64", undecodable),
+            Problem(
+                path, "holds a column that is not in the contract", F.coalesce(extra, F.lit(False))
+            ),
+            *_gated(image.problems, fields_map.isNotNull()),
+        ]
+        if not raw_fits:
+            problems.append(
+                Problem(
+                    path,
+                    "is raw data (base64 bytes that are not a JSON object) and the contract "
+                    "has no bytes column 'raw' to hold it",
+                    is_raw,
+                )
+            )
+        return Decoded(F.when(text.isNotNull(), F.struct(*values)), tuple(problems))
+
+    @staticmethod
+    def record_key(text: Column, ctx: Context) -> Column:
+        """The record's own structured key, decoded to the key columns (null when raw)."""
+        if not ctx.contract.key:
+            return F.lit(None).cast(ctx.key_type)
+        fields_map = F.from_json(
+            F.when(F.startswith(F.ltrim(text), F.lit("{")), text), MapType(S, S)
+        )
+        values = {
+            k: ctx.text_value(k, _at(fields_map, k), f"$.key.{k}").value for k in ctx.contract.key
+        }
+        return ctx.key_from_image(F.struct(*[v.alias(k) for k, v in values.items()]))
+
+
+# --- helpers for text images held in maps -----------------------------------------------------
+
+
+def _at(image: Column, name: str) -> Column:
+    """A map entry (null when the map or the entry is absent; never an ANSI error)."""
+    return F.try_element_at(image, F.lit(name))
+
+
+def _has(image: Column, name: str) -> Column:
+    return F.coalesce(F.map_contains_key(image, F.lit(name)), F.lit(False))
+
+
+def _text_image(
+    texts: dict[str, Column], present: dict[str, Column], path: str, ctx: Context
+) -> Decoded:
+    """Text values decoded with the core's text rules; a present null in a required column is
+    a problem."""
+    values: dict[str, Column] = {}
+    problems: list[Problem] = []
+    for name, text in texts.items():
+        decoded = ctx.text_value(name, text, f"{path}.{name}")
+        values[name] = decoded.value
+        problems.extend(decoded.problems)
+    problems += required_problems(ctx, values, present, path)
+    return Decoded(F.struct(*[v.alias(n) for n, v in values.items()]), tuple(problems))
+
+
+def _with_path(problems: tuple[Problem, ...], old: str, new: str) -> tuple[Problem, ...]:
+    return tuple(Problem(new + p.path.removeprefix(old), p.message, p.condition) for p in problems)
+
+
+def _epoch_ms(text: Column) -> Column:
+    """ISO-8601 text (zone-less: UTC) → epoch milliseconds; null when unreadable."""
+    return F.unix_millis(zoned_text_timestamp(text))
+
+
+def _csv_decoder() -> JsonDecoder:
+    """``arcion-s3-csv`` is parsed with ``from_csv`` (spark_bindings.csv_format)."""
+    from spark_bindings.csv_format import ArcionS3Csv
+
+    return ArcionS3Csv()
+
+
 #: Format name → its JSON decoder.
 JSON_DECODERS: Final[Mapping[str, JsonDecoder]] = {
     "debezium-json": DebeziumJson(),
     "arcion-s3-json": ArcionS3Json(),
     "canal-json": CanalJson(),
+    "arcion-json": ArcionJson(),
+    "cdl-json": CdlJson(),
+    "cdl-debezium-json": CdlDebeziumJson(),
+    "shareplex-json": ShareplexJson(),
+    "opencdc-json": OpencdcJson(),
+    "arcion-s3-csv": _csv_decoder(),
 }

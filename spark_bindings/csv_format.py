@@ -1,0 +1,139 @@
+"""``arcion-s3-csv``: one CSV line per message, split natively with ``from_csv``.
+
+For a table of X columns a snapshot row has X cells and a realtime row 3X+3: X triplets
+``NEW_VAL, OLD_VAL, EXISTS_VAL`` then ``opType``, ``cursor`` (JSON) and ``operationcount``.
+The cells are read into a struct of 3X+4 strings from the line with a sentinel cell appended:
+where the sentinel lands tells how many cells the line had (a line of any other width is an
+``_error``). The row is then reshaped into Arcion S3 JSON's wire struct (``before``/``after``/
+``exists``/``opType``/``cursor``) and decoded by that format's decoder, with ``NULL`` as the
+SQL NULL literal. Column names come from ``options.column_order`` (else the contract's
+columns). Header rows (a realtime header, recognized by its last three names; a snapshot
+header when ``options.header`` is true and the cells are the column names) are control records
+of kind ``other``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Final
+
+from pyspark.sql import Column
+from pyspark.sql import functions as F
+
+from contracts.contract import Contract
+from spark_bindings.context import Context
+from spark_bindings.expressions import Problem
+from spark_bindings.feed import Feed, constant_table
+from spark_bindings.json_formats import ArcionS3Json
+
+#: Appended to every line: its position among the parsed cells is the line's cell count.
+SENTINEL: Final = "\u0001cdc-end\u0001"
+METADATA_COLUMNS: Final = ("optype", "cursor", "operationcount")
+CSV_OPTIONS: Final = {"mode": "PERMISSIVE", "escape": '"', "quote": '"'}
+#: Arcion S3 JSON's table name, null here: the table comes from the contract.
+TABLE_NAME_TYPE: Final = "struct<namespace:struct<catalog:string,schema:string>,name:string>"
+
+
+def column_names(contract: Contract) -> list[str]:
+    """The columns in file order: ``options.column_order``, else the contract's columns."""
+    order = contract.option("column_order")
+    if isinstance(order, list) and order:
+        return [str(n) for n in order]
+    return contract.row_schema.field_names()
+
+
+class ArcionS3Csv(ArcionS3Json):
+    """Arcion S3 CSV rows, reshaped into Arcion S3 JSON's wire struct and decoded as such."""
+
+    null_text = "NULL"
+
+    def parse(self, text: Column, ctx: Context) -> Column:
+        width = 3 * len(column_names(ctx.contract)) + 4
+        schema = ", ".join(f"c{i} STRING" for i in range(width))
+        line = F.concat(F.regexp_replace(text, r"[\r\n]+$", ""), F.lit("," + SENTINEL))
+        return F.from_csv(line, schema, CSV_OPTIONS)
+
+    def parse_problem(self, text: Column, j: Column) -> Problem:
+        return Problem("$", "is not a CSV line", text.isNotNull() & j.isNull())
+
+    def feed(self, j: Column, key_text: Column | None, ctx: Context) -> Feed:
+        names = column_names(ctx.contract)
+        x = len(names)
+        cells = [j[f"c{i}"] for i in range(3 * x + 4)]
+        count = F.array_position(F.array(*cells), F.lit(SENTINEL)) - 1
+        snapshot = count == F.lit(x)
+        realtime = count == F.lit(3 * x + 3)
+        header = self.header(cells, names, snapshot, realtime, ctx)
+        wire = F.when(snapshot, self.snapshot_wire(cells, names)).otherwise(
+            self.realtime_wire(cells, names)
+        )
+        inner = super().feed(wire, key_text, ctx)
+        shaped = snapshot | realtime
+        problems = [
+            Problem(
+                "$",
+                f"has neither {x} cells (snapshot) nor {3 * x + 3} (realtime)",
+                ~shaped & ~header,
+            ),
+            *[Problem(p.path, p.message, shaped & ~header & p.condition) for p in inner.problems],
+        ]
+        c = ctx.contract.table_id
+        return replace(
+            inner,
+            op=F.when(snapshot, F.lit("r")).otherwise(inner.op),
+            table=constant_table(c.database, c.schema, c.name),
+            control=F.when(header, F.lit("other")),
+            problems=tuple(problems),
+        )
+
+    @staticmethod
+    def header(
+        cells: list[Column], names: list[str], snapshot: Column, realtime: Column, ctx: Context
+    ) -> Column:
+        """A realtime header (its last three names), or the snapshot header when the contract
+        says the files have one."""
+        x = len(names)
+        tail = [F.lower(F.trim(c)) for c in cells[3 * x : 3 * x + 3]]
+        is_realtime = realtime
+        for got, want in zip(tail, METADATA_COLUMNS, strict=True):
+            is_realtime = is_realtime & (got == F.lit(want))
+        out = F.coalesce(is_realtime, F.lit(False))
+        if ctx.contract.option("header", False):
+            is_snapshot = snapshot
+            for cell, name in zip(cells, names, strict=False):
+                is_snapshot = is_snapshot & (F.trim(cell) == F.lit(name))
+            out = out | F.coalesce(is_snapshot, F.lit(False))
+        return out
+
+    @staticmethod
+    def snapshot_wire(cells: list[Column], names: list[str]) -> Column:
+        """X cells: the after image of a snapshot row (every column present)."""
+        after = F.struct(*[cells[i].alias(n) for i, n in enumerate(names)])
+        return F.struct(
+            F.lit(None).cast(after_type(names)).alias("before"),
+            after.alias("after"),
+            F.struct(*[F.lit("1").alias(n) for n in names]).alias("exists"),
+            F.lit("I").alias("opType"),
+            F.lit("{}").alias("cursor"),
+            F.lit(None).cast(TABLE_NAME_TYPE).alias("tableName"),
+        )
+
+    @staticmethod
+    def realtime_wire(cells: list[Column], names: list[str]) -> Column:
+        """3X+3 cells: NEW/OLD/EXISTS triplets, then opType and cursor."""
+        x = len(names)
+        return F.struct(
+            F.struct(*[cells[3 * i + 1].alias(n) for i, n in enumerate(names)]).alias("before"),
+            F.struct(*[cells[3 * i].alias(n) for i, n in enumerate(names)]).alias("after"),
+            F.struct(*[F.trim(cells[3 * i + 2]).alias(n) for i, n in enumerate(names)]).alias(
+                "exists"
+            ),
+            cells[3 * x].alias("opType"),
+            cells[3 * x + 1].alias("cursor"),
+            F.lit(None).cast(TABLE_NAME_TYPE).alias("tableName"),
+        )
+
+
+def after_type(names: list[str]) -> str:
+    """DDL of a struct of string columns."""
+    return "struct<" + ",".join(f"`{n}`:string" for n in names) + ">"
