@@ -302,20 +302,10 @@ def _spark_job(console: Any, topics: list[Topic], contracts: dict[str, Any], out
 
 
 def _spark_session(console: Any) -> Any:
-    from pyspark.sql import SparkSession
+    from spark_bindings.session import local_session
 
     console.print("starting a local Spark session (local[2]) ...")
-    session = (
-        SparkSession.builder.master("local[2]")
-        .appName("cdc-contracts-demo")
-        .config("spark.sql.session.timeZone", "UTC")
-        .config("spark.sql.shuffle.partitions", "2")
-        .config("spark.ui.enabled", "false")
-        .config("spark.ui.showConsoleProgress", "false")
-        .getOrCreate()
-    )
-    session.sparkContext.setLogLevel("ERROR")
-    return session
+    return local_session("cdc-contracts-demo")
 
 
 def _op_counts(frame: Any) -> dict[str, int]:

@@ -99,18 +99,12 @@ def decode_cmd(
     from contracts.contract import load_contract
     from spark_bindings import decode_changes
     from spark_bindings.inputs import read_input
+    from spark_bindings.session import local_session
     from spark_bindings.storage import write_parquet
 
     c = load_contract(contract)
     existing = SparkSession.getActiveSession()
-    spark = existing or (
-        SparkSession.builder.master(master)
-        .appName("cdc-contracts-decode")
-        .config("spark.sql.session.timeZone", "UTC")
-        .config("spark.ui.enabled", "false")
-        .getOrCreate()
-    )
-    spark.sparkContext.setLogLevel("ERROR")
+    spark = local_session("cdc-contracts-decode", master)
     try:
         df = read_input(spark, [str(p) for p in input_], input_format.value, c.format)  # type: ignore[arg-type]
         feed = decode_changes(df, c, drop_control_records=drop_control_records)

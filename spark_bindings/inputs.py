@@ -138,12 +138,24 @@ def read_json_documents(spark: SparkSession, paths: Sequence[str]) -> DataFrame:
 
 
 def read_avro_messages(spark: SparkSession, paths: Sequence[str], fmt: str) -> DataFrame:
-    """Avro-binary messages split by the format's own reader (driver side)."""
-    from contracts.formats import get_format
-    from contracts.io import read_messages
+    """Avro-binary messages as Kafka values, one per record (split on the driver).
 
-    format_ = get_format(fmt)
-    return frame_from_messages(spark, format_.assemble(read_messages(paths, "avro")))
+    DTS files hold concatenated records (or a container file); each record's own bytes become
+    one message value, as DTS writes them to Kafka.
+    """
+    from contracts.errors import UnknownFormatError
+    from spark_bindings.avro import AVRO_FORMATS, dts_values
+
+    if fmt not in AVRO_FORMATS:
+        raise UnknownFormatError(f"no Avro file reader for format {fmt!r}")
+    values: list[bytes | str | None] = []
+    for path in paths:
+        try:
+            data = Path(path).read_bytes()
+        except FileNotFoundError:
+            raise InputError("no such file", path) from None
+        values.extend(dts_values(data, path))
+    return frame_from_values(spark, values)
 
 
 def sniff(path: str) -> InputFormat:

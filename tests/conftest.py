@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import shutil
 import socket
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -32,20 +31,12 @@ def spark() -> Iterator[Any]:
     """The one local Spark session (local[2], UTC) shared by every Spark-marked test."""
     if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
         pytest.skip("Java 17 is not installed: Spark tests need it")
-    from pyspark.sql import SparkSession
+    from spark_bindings.session import local_session
 
-    # Python workers (mapInArrow, the Avro decoder) must run this interpreter, not python3.
-    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    session = (
-        SparkSession.builder.master("local[2]")
-        .appName("cdc-contracts-tests")
-        .config("spark.sql.session.timeZone", "UTC")
-        .config("spark.sql.shuffle.partitions", "2")
-        .config("spark.ui.enabled", "false")
-        .config("spark.driver.memory", "2g")
-        .config("spark.sql.execution.arrow.pyspark.enabled", "true")
-        .getOrCreate()
+    session = local_session(
+        "cdc-contracts-tests",
+        spark_driver_memory="2g",
+        spark_sql_execution_arrow_pyspark_enabled="true",
     )
-    session.sparkContext.setLogLevel("ERROR")
     yield session
     session.stop()
