@@ -130,11 +130,20 @@ def read_kcat(spark: SparkSession, paths: Sequence[str]) -> DataFrame:
     )
 
 
-def read_json_documents(spark: SparkSession, paths: Sequence[str]) -> DataFrame:
-    """Arrays or concatenated JSON documents (pretty-printed samples), read on the driver."""
+def read_json_documents(
+    spark: SparkSession, paths: Sequence[str], fmt: str | None = None
+) -> DataFrame:
+    """Arrays or concatenated JSON documents (pretty-printed samples), read on the driver.
+
+    With ``fmt``, documents are assembled by that format first: e.g. Arcion's separate key and
+    value documents become one Kafka message with both.
+    """
+    from contracts.formats import get_format
     from contracts.io import read_messages
 
-    return frame_from_messages(spark, read_messages(paths, "json"))
+    documents = read_messages(paths, "json")
+    messages = get_format(fmt).assemble(documents) if fmt else documents
+    return frame_from_messages(spark, messages)
 
 
 def read_avro_messages(spark: SparkSession, paths: Sequence[str], fmt: str) -> DataFrame:
@@ -192,10 +201,7 @@ def read_input(
     kind = sniff(paths[0]) if input_format == "auto" else input_format
     if kind == "avro":
         return read_avro_messages(spark, paths, fmt)
-    readers = {
-        "kcat": read_kcat,
-        "values": read_values,
-        "csv": read_values,
-        "json": read_json_documents,
-    }
+    if kind == "json":
+        return read_json_documents(spark, paths, fmt)
+    readers = {"kcat": read_kcat, "values": read_values, "csv": read_values}
     return readers[kind](spark, paths)
