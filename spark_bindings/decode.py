@@ -16,6 +16,9 @@ from spark_bindings.feed import PARSED_COL, Feed, finish
 from spark_bindings.json_formats import JSON_DECODERS, JsonDecoder
 from spark_bindings.schema import as_contract
 
+#: Working column: the message did not parse (computed once per row).
+UNPARSED_COL = "__cdc_unparsed"
+
 
 def decode_changes(
     df: DataFrame,
@@ -70,7 +73,14 @@ def _decode_json(
     parsed = decoder.explode(parsed, F.col(PARSED_COL))
     j = F.col(PARSED_COL)
     feed = decoder.feed(j, key_text, ctx)
-    parsed = parsed.select("*", *[v.alias(k) for k, v in ctx.staged.items()])
+    # The parse check reads the message text; computed once here, referenced by name below.
+    parse = decoder.parse_problem(text, j)
+    parsed = parsed.select(
+        "*",
+        *[v.alias(k) for k, v in ctx.staged.items()],
+        F.coalesce(parse.condition, F.lit(False)).alias(UNPARSED_COL),
+    )
+    parse = Problem(parse.path, parse.message, F.col(UNPARSED_COL))
     tombstone = F.col(value_col).isNull()
     feed = Feed(
         op=feed.op,
@@ -82,7 +92,7 @@ def _decode_json(
         source_ts_ms=feed.source_ts_ms,
         position=feed.position,
         control=F.when(tombstone, F.lit("tombstone")).otherwise(feed.control),
-        problems=_after_parse(decoder.parse_problem(text, j), feed.problems, tombstone),
+        problems=_after_parse(parse, feed.problems, tombstone),
     )
     return finish(
         parsed,
