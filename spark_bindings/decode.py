@@ -35,17 +35,18 @@ def decode_changes(
     column unchanged, ``_control`` (tombstone/heartbeat/ddl/... or null) and ``_error`` (null
     when the row decoded, otherwise why). Rows in = rows out, except Canal (one row per element
     of ``data``); control records are kept unless ``drop_control_records``. Works on batch and
-    streaming DataFrames. Avro formats accept ``registry=`` (a URL or a SchemaRegistryClient) and
-    ``use_spark_avro=`` (None: use spark-avro's ``from_avro`` when it is on the classpath).
+    streaming DataFrames. Avro-encoded topics (``dts-avro``, or ``encoding="avro"`` / the contract
+    option ``value_encoding: avro`` for Confluent-framed Connect envelopes) accept ``registry=``
+    (a URL, a config dict or a SchemaRegistryClient).
     """
+    from spark_bindings.avro import decode_avro, wants_avro
+
     ctx = Context(as_contract(contract))
     name = ctx.contract.format
+    if wants_avro(ctx.contract, options):
+        return decode_avro(df, ctx, value_col, key_col, drop_control_records, **options)
     if name in JSON_DECODERS:
         return _decode_json(df, ctx, JSON_DECODERS[name], value_col, key_col, drop_control_records)
-    from spark_bindings.avro import AVRO_FORMATS, decode_avro
-
-    if name in AVRO_FORMATS:
-        return decode_avro(df, ctx, value_col, key_col, drop_control_records, **options)
     raise UnknownFormatError(f"the Spark bindings cannot decode format {name!r} yet")
 
 

@@ -22,8 +22,7 @@ from registry.conftest import RegistryServer
 from contracts.contract import Contract, load_contract
 from contracts.render import contract_avro
 from spark_bindings import decode_changes
-from spark_bindings.avro import decode_avro, dts_values, spark_avro_available
-from spark_bindings.context import Context
+from spark_bindings.avro import dts_values, spark_avro_available
 from spark_bindings.inputs import frame_from_values
 
 from .parity import FIXTURES, contract, from_spark, messages, python_feed, spark_feed
@@ -196,7 +195,10 @@ def _expected_after(i: int, amount: str, note: str | None) -> dict[str, Any]:
 
 
 def _decode(df: Any, c: Contract, url: str, **options: Any) -> Any:
-    return decode_avro(df, Context(c), "value", "key", False, registry=url, **options)
+    """Through the public entry point: decode_changes routes encoding="avro" to the Avro path."""
+    from spark_bindings import decode_changes
+
+    return decode_changes(df, c, registry=url, encoding="avro", **options)
 
 
 def _kafka_frame(spark: Any, pairs: list[tuple[bytes | None, bytes | None]], topic: str) -> Any:
