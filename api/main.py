@@ -7,6 +7,7 @@ base URL also is a Schema Registry URL for any Confluent client.
 
 from __future__ import annotations
 
+import math
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -38,9 +39,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         lifespan=_lifespan,
     )
     app.state.settings = settings
-    app.state.catalog = Catalog(
-        _registry_client(app, settings), settings.contracts_dir, settings.catalog_ttl_seconds
-    )
+    # The embedded registry is written only through this app (which drops the listing on every
+    # write), so its listing needs no periodic refresh; an external registry has other writers.
+    ttl = settings.catalog_ttl_seconds if settings.registry_url else math.inf
+    app.state.catalog = Catalog(_registry_client(app, settings), settings.contracts_dir, ttl)
     reads = [Depends(require_read_key)] if settings.read_requires_key else []
     for router in API_ROUTERS:
         app.include_router(router, dependencies=reads)
