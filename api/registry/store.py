@@ -15,7 +15,7 @@ import re
 import sqlite3
 import threading
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -220,6 +220,23 @@ def check_mode(value: Any) -> str:
     return value.upper()
 
 
+@dataclass(frozen=True)
+class _SettingKind:
+    """One per-subject setting: its ``settings.scope`` (also its name in messages), default,
+    error code when a subject has none, and the validator of new values."""
+
+    scope: str
+    default: str
+    unconfigured_code: int
+    check: Callable[[Any], str]
+
+
+_COMPATIBILITY: Final = _SettingKind(
+    "compatibility", DEFAULT_COMPATIBILITY, e.SUBJECT_COMPATIBILITY_NOT_CONFIGURED, check_level
+)
+_MODE: Final = _SettingKind("mode", DEFAULT_MODE, e.SUBJECT_MODE_NOT_CONFIGURED, check_mode)
+
+
 class RegistryStore:
     """Confluent-compatible Schema Registry state in one SQLite file.
 
@@ -277,26 +294,34 @@ class RegistryStore:
     def _effective(self, db: sqlite3.Connection, scope: str, subject: str, default: str) -> str:
         return self._setting(db, scope, subject) or self._setting(db, scope, GLOBAL) or default
 
-    def get_compatibility(self, subject: str | None = None, default_to_global: bool = False) -> str:
-        """The level of ``subject`` (40408 when unset, unless ``default_to_global``) or global."""
+    def _get_setting(self, kind: _SettingKind, subject: str | None, default_to_global: bool) -> str:
+        """``kind``'s value for ``subject`` (its error code when unset, unless
+        ``default_to_global``), or the global value when ``subject`` is None."""
         with self._read() as db:
             if subject is None:
-                return self._setting(db, "compatibility", GLOBAL) or DEFAULT_COMPATIBILITY
-            found = self._setting(db, "compatibility", subject)
+                return self._setting(db, kind.scope, GLOBAL) or kind.default
+            found = self._setting(db, kind.scope, subject)
             if found is not None:
                 return found
             if default_to_global:
-                return self._setting(db, "compatibility", GLOBAL) or DEFAULT_COMPATIBILITY
+                return self._setting(db, kind.scope, GLOBAL) or kind.default
         raise RegistryError(
-            e.SUBJECT_COMPATIBILITY_NOT_CONFIGURED,
-            f"Subject '{subject}' does not have subject-level compatibility configured",
+            kind.unconfigured_code,
+            f"Subject '{subject}' does not have subject-level {kind.scope} configured",
         )
 
-    def set_compatibility(self, level: Any, subject: str | None = None) -> str:
-        value = check_level(level)
+    def _set_setting(self, kind: _SettingKind, raw: Any, subject: str | None) -> str:
+        value = kind.check(raw)
         with self._write() as db:
-            self._put_setting(db, "compatibility", subject, value)
+            self._put_setting(db, kind.scope, subject, value)
         return value
+
+    def get_compatibility(self, subject: str | None = None, default_to_global: bool = False) -> str:
+        """The level of ``subject`` (40408 when unset, unless ``default_to_global``) or global."""
+        return self._get_setting(_COMPATIBILITY, subject, default_to_global)
+
+    def set_compatibility(self, level: Any, subject: str | None = None) -> str:
+        return self._set_setting(_COMPATIBILITY, level, subject)
 
     def delete_compatibility(self, subject: str | None = None) -> str:
         """Remove a level; answers the level that was in force."""
@@ -311,24 +336,10 @@ class RegistryStore:
         return current or DEFAULT_COMPATIBILITY
 
     def get_mode(self, subject: str | None = None, default_to_global: bool = False) -> str:
-        with self._read() as db:
-            if subject is None:
-                return self._setting(db, "mode", GLOBAL) or DEFAULT_MODE
-            found = self._setting(db, "mode", subject)
-            if found is not None:
-                return found
-            if default_to_global:
-                return self._setting(db, "mode", GLOBAL) or DEFAULT_MODE
-        raise RegistryError(
-            e.SUBJECT_MODE_NOT_CONFIGURED,
-            f"Subject '{subject}' does not have subject-level mode configured",
-        )
+        return self._get_setting(_MODE, subject, default_to_global)
 
     def set_mode(self, mode: Any, subject: str | None = None) -> str:
-        value = check_mode(mode)
-        with self._write() as db:
-            self._put_setting(db, "mode", subject, value)
-        return value
+        return self._set_setting(_MODE, mode, subject)
 
     def delete_mode(self, subject: str) -> str:
         with self._write() as db:
