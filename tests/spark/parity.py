@@ -21,6 +21,8 @@ from contracts.formats import get_format
 from contracts.formats.base import Message
 from contracts.io import read_messages
 from contracts.schema import ConnectSchema
+from spark_bindings import decode_changes
+from spark_bindings.inputs import frame_from_messages
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
 
@@ -117,3 +119,20 @@ def spark_feed(rows: Iterable[Any], c: Contract) -> list[tuple[int, Any]]:
         else:
             out.append((r["offset"], from_spark(r, c)))
     return out
+
+
+def assert_same_feed(got: list[tuple[int, Any]], want: list[tuple[int, Any]]) -> None:
+    """Spark's feed equals Python's: same length, same message index and output, in order."""
+    assert len(got) == len(want)
+    for (gi, g), (wi, w) in zip(got, want, strict=True):
+        assert gi == wi
+        assert g == w, f"message {gi}"
+
+
+def assert_spark_equals_python(spark: Any, fmt: str, sample: str, contract_file: str) -> None:
+    """A fixture decoded by Spark gives exactly the Python ``normalize`` feed."""
+    c = contract(fmt, contract_file)
+    msgs = messages(fmt, sample)
+    want = python_feed(fmt, msgs, c)
+    rows = decode_changes(frame_from_messages(spark, msgs), c).orderBy("offset").collect()
+    assert_same_feed(spark_feed(rows, c), want)

@@ -25,7 +25,15 @@ from spark_bindings import decode_changes
 from spark_bindings.avro import dts_values, spark_avro_available
 from spark_bindings.inputs import frame_from_values
 
-from .parity import FIXTURES, contract, from_spark, messages, python_feed, spark_feed
+from .parity import (
+    FIXTURES,
+    assert_same_feed,
+    contract,
+    from_spark,
+    messages,
+    python_feed,
+    spark_feed,
+)
 
 pytestmark = pytest.mark.spark
 
@@ -49,11 +57,7 @@ def test_dts_equals_python_normalize(spark: Any, sample: str, contract_file: str
     c = contract("dts-avro", contract_file)
     want = python_feed("dts-avro", messages("dts-avro", sample), c)
     rows = decode_changes(_dts_frame(spark, sample), c).orderBy("offset").collect()
-    got = spark_feed(rows, c)
-    assert len(got) == len(want)
-    for (gi, g), (wi, w) in zip(got, want, strict=True):
-        assert gi == wi
-        assert g == w, f"message {gi}"
+    assert_same_feed(spark_feed(rows, c), want)
 
 
 def test_dts_malformed_values_are_kept_with_a_reason(spark: Any) -> None:

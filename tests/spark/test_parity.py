@@ -6,10 +6,7 @@ from typing import Any
 
 import pytest
 
-from spark_bindings import decode_changes
-from spark_bindings.inputs import frame_from_messages
-
-from .parity import contract, messages, python_feed, spark_feed
+from .parity import assert_spark_equals_python
 
 pytestmark = pytest.mark.spark
 
@@ -32,12 +29,4 @@ CASES = [
 def test_spark_equals_python_normalize(
     spark: Any, fmt: str, sample: str, contract_file: str
 ) -> None:
-    c = contract(fmt, contract_file)
-    msgs = messages(fmt, sample)
-    want = python_feed(fmt, msgs, c)
-    rows = decode_changes(frame_from_messages(spark, msgs), c).orderBy("offset").collect()
-    got = spark_feed(rows, c)
-    assert len(got) == len(want)
-    for (gi, g), (wi, w) in zip(got, want, strict=True):
-        assert gi == wi
-        assert g == w, f"message {gi}"
+    assert_spark_equals_python(spark, fmt, sample, contract_file)

@@ -14,9 +14,18 @@ from contracts.events import ChangeEvent
 from contracts.formats import get_format
 from contracts.formats.base import Message
 from spark_bindings import decode_changes
-from spark_bindings.inputs import frame_from_messages, frame_from_values
+from spark_bindings.inputs import frame_from_values
 
-from .parity import FIXTURES, contract, from_python, messages, python_feed, spark_feed
+from .parity import (
+    FIXTURES,
+    assert_same_feed,
+    assert_spark_equals_python,
+    contract,
+    from_python,
+    messages,
+    python_feed,
+    spark_feed,
+)
 
 pytestmark = pytest.mark.spark
 
@@ -41,22 +50,11 @@ CSV_CASES = [
 ]
 
 
-def _assert_same(got: list[tuple[int, Any]], want: list[tuple[int, Any]]) -> None:
-    assert len(got) == len(want)
-    for (gi, g), (wi, w) in zip(got, want, strict=True):
-        assert gi == wi
-        assert g == w, f"message {gi}"
-
-
 @pytest.mark.parametrize(("fmt", "sample", "contract_file"), CASES)
 def test_spark_equals_python_normalize(
     spark: Any, fmt: str, sample: str, contract_file: str
 ) -> None:
-    c = contract(fmt, contract_file)
-    msgs = messages(fmt, sample)
-    want = python_feed(fmt, msgs, c)
-    rows = decode_changes(frame_from_messages(spark, msgs), c).orderBy("offset").collect()
-    _assert_same(spark_feed(rows, c), want)
+    assert_spark_equals_python(spark, fmt, sample, contract_file)
 
 
 @pytest.mark.parametrize(("sample", "contract_file"), CSV_CASES)
@@ -69,7 +67,7 @@ def test_arcion_s3_csv_lines_equal_python_normalize(
     text = (FIXTURES / fmt / sample).read_text(encoding="utf-8")
     lines = [line for line in text.splitlines() if line.strip()]
     rows = decode_changes(frame_from_values(spark, lines), c).orderBy("offset").collect()
-    _assert_same(spark_feed(rows, c), want)
+    assert_same_feed(spark_feed(rows, c), want)
 
 
 # --- control records and malformed messages: the same verdict as the Python normalize ----------
