@@ -20,44 +20,30 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-import httpx
-
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests" / "api"))
+
+import httpx  # noqa: E402
+from api_server import Server, start_server, stop_server  # noqa: E402
+
 CONTRACT = ROOT / "tests" / "fixtures" / "debezium-json" / "postgres-orders.expected.yaml"
 KEY_ENV = "CDC_CONTRACTS_BENCH_KEY"
 UNITS = {"us": 1e-3, "ms": 1.0, "s": 1000.0}
 
 
-def start(tmp: Path, port: int) -> subprocess.Popen[bytes]:
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "cli.main",
-            "serve",
-            "--port",
-            str(port),
-            "--registry-db",
-            str(tmp / "registry.db"),
-            "--api-key-env",
-            KEY_ENV,
-            "--log-level",
-            "warning",
-        ],
-        cwd=ROOT,
-        env={**os.environ, KEY_ENV: "bench"},
+def start(tmp: Path, port: int) -> Server:
+    """The service with the embedded registry (temp SQLite file) and the bench API key."""
+    return start_server(
+        tmp,
+        "--registry-db",
+        str(tmp / "registry.db"),
+        "--api-key-env",
+        KEY_ENV,
+        env={KEY_ENV: "bench"},
+        port=port,
     )
-    for _ in range(300):
-        try:
-            if httpx.get(f"http://127.0.0.1:{port}/health", timeout=1).status_code == 200:
-                return process
-        except httpx.HTTPError:
-            time.sleep(0.1)
-    process.kill()
-    raise SystemExit("server did not start")
 
 
 def wrk(url: str, duration: int, connections: int, threads: int) -> dict[str, float]:
@@ -87,9 +73,9 @@ def main() -> None:
     if shutil.which("wrk") is None:
         raise SystemExit("wrk is not installed (apt-get install -y wrk)")
     with tempfile.TemporaryDirectory() as tmp:
-        process = start(Path(tmp), args.port)
+        server = start(Path(tmp), args.port)
         try:
-            base = f"http://127.0.0.1:{args.port}"
+            base = server.url
             name = "pgserver1.public.orders"
             put = httpx.put(
                 f"{base}/contracts/{name}",
@@ -103,8 +89,7 @@ def main() -> None:
             baseline = wrk(f"{base}/schemas/types", args.duration, args.connections, args.threads)
             measured = wrk(target, args.duration, args.connections, args.threads)
         finally:
-            process.terminate()
-            process.wait(timeout=10)
+            stop_server(server)
     print(f"cores: {os.cpu_count()}  connections: {args.connections}  duration: {args.duration}s")
     for label, r in (
         ("GET /schemas/types (baseline)", baseline),

@@ -38,9 +38,11 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def start_server(tmp: Path, *extra: str, env: dict[str, str] | None = None) -> Server:
-    """Start ``cdc-contracts serve`` and wait until ``/health`` answers."""
-    port = free_port()
+def start_server(
+    tmp: Path, *extra: str, env: dict[str, str] | None = None, port: int | None = None
+) -> Server:
+    """Start ``cdc-contracts serve`` on ``port`` (default: a free one); wait for ``/health``."""
+    port = port or free_port()
     log = (tmp / f"server-{port}.log").open("wb")
     process = subprocess.Popen(
         [
