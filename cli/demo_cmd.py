@@ -342,7 +342,8 @@ def _breaking_change(console: Any, contracts: dict[str, Any], work: Path, url: s
     _cli(console, ["diff", str(old_path), str(new_path)], allow={1})
     _cli(console, ["registry", "plan", str(new_path), "--url", url], allow={0, 1})
     console.print(
-        "[bold red]The gate exits 1: the pull request that makes this change fails CI.[/]"
+        "The registry alone would accept this as a new version (the Avro types did not change); "
+        "[bold red]the gate exits 1, so the pull request that makes this change fails CI.[/]"
     )
 
 
