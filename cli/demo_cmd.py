@@ -373,7 +373,7 @@ def _next_steps(console: Any, url: str, contracts_dir: Path, output: Path) -> No
         f"cdc-contracts render {contracts_dir}/dbserver1.shop.orders.yaml --to avro",
         f"cdc-contracts spark-schema {contracts_dir}/dbserver1.shop.orders.yaml --as python",
         "cdc-contracts normalize examples/topics/canal-json/inventory.products2.jsonl",
-        "cdc-contracts check data-contracts/ --against git:origin/main    # the CI gate",
+        f"cdc-contracts diff {contracts_dir}/dbserver1.shop.orders.yaml {contracts_dir.parent}/proposed/dbserver1.shop.orders.yaml --output markdown",
         f"python -c \"import pandas; print(pandas.read_parquet('{output}/debezium-json/dbserver1.shop.orders').head())\"",
     ):
         console.print(f"  {line}")
