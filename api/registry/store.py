@@ -93,14 +93,25 @@ class StoredVersion:
             "id": self.schema_id,
             "guid": self.guid,
         }
-        if self.schema_type != "AVRO":
-            out["schemaType"] = self.schema_type
-        out["schema"] = self.schema
-        if self.metadata is not None:
-            out["metadata"] = self.metadata
-        if self.rule_set is not None:
-            out["ruleSet"] = self.rule_set
-        return out
+        return out | schema_body(self.schema_type, self.schema, self.metadata, self.rule_set)
+
+
+def schema_body(
+    schema_type: str,
+    schema: str,
+    metadata: dict[str, Any] | None,
+    rule_set: dict[str, Any] | None,
+) -> dict[str, Any]:
+    """The schema part of a registry answer, as Confluent writes it (AVRO's type left out)."""
+    out: dict[str, Any] = {}
+    if schema_type != "AVRO":
+        out["schemaType"] = schema_type
+    out["schema"] = schema
+    if metadata is not None:
+        out["metadata"] = metadata
+    if rule_set is not None:
+        out["ruleSet"] = rule_set
+    return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,14 +127,7 @@ class StoredSchema:
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"id": self.schema_id, "guid": self.guid}
-        if self.schema_type != "AVRO":
-            out["schemaType"] = self.schema_type
-        out["schema"] = self.schema
-        if self.metadata is not None:
-            out["metadata"] = self.metadata
-        if self.rule_set is not None:
-            out["ruleSet"] = self.rule_set
-        return out
+        return out | schema_body(self.schema_type, self.schema, self.metadata, self.rule_set)
 
 
 @dataclass(frozen=True, slots=True)
