@@ -7,17 +7,19 @@ does not know. The registry is always spoken to over its Confluent REST protocol
 for the embedded registry, over the network for an external one — so both behave the same.
 
 Listings are kept for ``ttl`` seconds and dropped at once when this service writes to the
-registry (:meth:`Catalog.invalidate`); renderings are cached per contract version, which never
-changes once registered.
+registry (:meth:`Catalog.invalidate`) or, for the embedded registry, when its SQLite file was
+written by another process (a ``watch`` callback, checked before every read). Renderings are
+cached as the answer's bytes with an ETag per contract version, render and part.
 """
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import logging
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, Literal
@@ -115,6 +117,21 @@ class Loaded:
             "schema_ids": dict(self.ids),
             "contract": self.contract.to_dict(),
         }
+
+
+@dataclass(frozen=True, slots=True)
+class Rendered:
+    """An answer body, serialized once, and its strong ETag."""
+
+    body: bytes
+    etag: str
+
+    @classmethod
+    def of(cls, body: bytes) -> Rendered:
+        return cls(body, '"' + hashlib.blake2b(body, digest_size=12).hexdigest() + '"')
+
+
+RenderKey = tuple[str, int, Source, str, str]
 
 
 # --- the registry, over its REST protocol -----------------------------------------------------
@@ -232,10 +249,12 @@ class Catalog:
         registry: RegistryClient | None,
         directory: Path | None = None,
         ttl: float = 2.0,
+        changed: Callable[[], bool] | None = None,
     ) -> None:
         self.registry = registry
         self.directory = directory.resolve() if directory is not None else None
         self.ttl = ttl
+        self._changed = changed
         self.problems: list[str] = []
         self._index: dict[str, Entry] | None = None
         self._built_at = 0.0
@@ -243,14 +262,22 @@ class Catalog:
         self._lock = asyncio.Lock()
         self._refresh: asyncio.Task[None] | None = None
         self._contracts: dict[tuple[str, int, Source], Loaded] = {}
-        self._renderings: dict[tuple[str, int, Source, str, str], bytes] = {}
+        self._renderings: dict[RenderKey, Rendered] = {}
 
     # --- index ----------------------------------------------------------------------------------
 
     def invalidate(self) -> None:
-        """Forget the listing (after a write to the registry)."""
+        """Forget the listing and every cached contract and rendering (the registry changed)."""
         self._generation += 1
         self._index = None
+        self._contracts.clear()
+        self._renderings.clear()
+
+    def _current_index(self) -> dict[str, Entry] | None:
+        """The listing if it still holds: invalidated first when the ``changed`` check says so."""
+        if self._changed is not None and self._changed():
+            self.invalidate()
+        return self._index
 
     async def index(self) -> dict[str, Entry]:
         """Every contract by name.
@@ -258,7 +285,7 @@ class Catalog:
         After an invalidation the next call rebuilds it; when it is merely older than the TTL
         the current listing is answered while one background task refreshes it.
         """
-        index = self._index
+        index = self._current_index()
         if index is None:
             return await self._rebuild()
         if time.monotonic() - self._built_at >= self.ttl and self._refresh is None:
@@ -367,7 +394,29 @@ class Catalog:
         assert self.registry is not None
         return await load_registered(self.registry, ref)
 
-    async def rendering(self, loaded: Loaded, to: str, part: str) -> bytes:
+    def cached_rendering(
+        self, name: str, version: int | None, to: str, part: str
+    ) -> Rendered | None:
+        """A rendering answered without any I/O, or None when the full route must run.
+
+        ``version`` None is the latest. None too when the listing is missing or due for a
+        refresh, so that the full route (which refreshes it) answers.
+        """
+        index = self._current_index()
+        if index is None or time.monotonic() - self._built_at >= self.ttl:
+            return None
+        entry = index.get(name)
+        if entry is None:
+            return None
+        if version is None:
+            ref = entry.latest
+        else:
+            ref = next((r for r in entry.versions if r.version == version), None)
+            if ref is None:
+                return None
+        return self._renderings.get((ref.name, ref.version, ref.source, to, part))
+
+    async def rendering(self, loaded: Loaded, to: str, part: str) -> Rendered:
         """The JSON answer for a rendering of a contract version (cached)."""
         ref = loaded.ref
         key = (ref.name, ref.version, ref.source, to, part)
@@ -380,8 +429,16 @@ class Catalog:
         schema = (
             json.loads(rendered) if to != "spark-ddl" and isinstance(rendered, str) else rendered
         )
-        body = orjson.dumps(
-            {"name": ref.name, "version": ref.version, "render": to, "part": part, "schema": schema}
+        body = Rendered.of(
+            orjson.dumps(
+                {
+                    "name": ref.name,
+                    "version": ref.version,
+                    "render": to,
+                    "part": part,
+                    "schema": schema,
+                }
+            )
         )
         self._renderings[key] = body
         return body

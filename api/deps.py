@@ -55,12 +55,18 @@ async def require_write_key(settings: SettingsDep, x_api_key: ApiKeyHeader = Non
         raise UnauthorizedError("missing or wrong API key", "X-API-Key")
 
 
+def read_allowed(settings: Settings, x_api_key: str | None) -> bool:
+    """Whether a read may proceed: always, unless reads need the key (then it must match; with
+    no key configured, no read is allowed)."""
+    if not settings.read_requires_key:
+        return True
+    expected = settings.api_key()
+    return expected is not None and key_matches(x_api_key, expected)
+
+
 async def require_read_key(settings: SettingsDep, x_api_key: ApiKeyHeader = None) -> None:
     """Reads need the API key only when the service is configured so."""
-    if not settings.read_requires_key:
-        return
-    expected = settings.api_key()
-    if expected is not None and not key_matches(x_api_key, expected):
+    if not read_allowed(settings, x_api_key):
         raise UnauthorizedError("missing or wrong API key", "X-API-Key")
 
 

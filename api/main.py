@@ -7,8 +7,10 @@ base URL also is a Schema Registry URL for any Confluent client.
 
 from __future__ import annotations
 
+import gc
 import math
-from collections.abc import AsyncIterator
+import os
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -17,8 +19,9 @@ import httpx
 from fastapi import Depends, FastAPI, Request, Response
 from fastapi.staticfiles import StaticFiles
 
+from api.cached import CachedRenderings
 from api.catalog import Catalog, RegistryClient
-from api.deps import require_read_key
+from api.deps import read_allowed, require_read_key
 from api.limits import BodyLimit, InvalidateOnRegistryWrite
 from api.problems import install_problem_handlers, problem, problem_for_error, problem_response
 from api.routers import catalog, contracts, diff, formats, health, infer
@@ -26,6 +29,9 @@ from api.settings import Settings
 
 STATIC_DIR = Path(__file__).parent / "static"
 API_ROUTERS = (health.router, formats.router, contracts.router, diff.router, infer.router)
+#: the environment variable through which ``cdc-contracts serve --workers N`` hands its settings
+#: (as JSON) to each worker process's :func:`create_app_from_environment`
+SETTINGS_ENV = "CDC_CONTRACTS_SERVE_SETTINGS"
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -39,33 +45,64 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         lifespan=_lifespan,
     )
     app.state.settings = settings
-    # The embedded registry is written only through this app (which drops the listing on every
-    # write), so its listing needs no periodic refresh; an external registry has other writers.
+    store = _open_store(settings)
+    app.state.registry_store = store
+    # The embedded registry's listing needs no periodic refresh: this process drops it on its
+    # own writes, and the SQLite data_version tells it about other processes' (other workers).
+    # An external registry has other writers, so its listing is refreshed after the TTL.
     ttl = settings.catalog_ttl_seconds if settings.registry_url else math.inf
-    app.state.catalog = Catalog(_registry_client(app, settings), settings.contracts_dir, ttl)
+    changed = _data_version_watch(store) if store is not None else None
+    registry = _registry_client(app, settings)
+    app.state.catalog = Catalog(registry, settings.contracts_dir, ttl, changed)
     reads = [Depends(require_read_key)] if settings.read_requires_key else []
     for router in API_ROUTERS:
         app.include_router(router, dependencies=reads)
     app.include_router(catalog.router, dependencies=reads)
     # after the API's routes, so that matching a contract URL does not walk the registry's
-    app.state.registry_store = _mount_registry(app, settings)
+    if store is not None:
+        _mount_registry(app, store)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
     _install_errors(app)
     _install_middleware(app, settings)
     return app
 
 
-def _mount_registry(app: FastAPI, settings: Settings) -> Any:
+def create_app_from_environment() -> FastAPI:
+    """The app with the settings ``cdc-contracts serve`` put in ``$CDC_CONTRACTS_SERVE_SETTINGS``
+    (the uvicorn factory of each worker process), else from ``CDC_CONTRACTS_*`` variables."""
+    given = os.environ.get(SETTINGS_ENV)
+    return create_app(Settings.model_validate_json(given) if given else Settings())
+
+
+def _open_store(settings: Settings) -> Any:
     if not settings.embedded_registry:
         return None
-    from api.registry.router import create_registry_router, install_registry_error_handlers
     from api.registry.store import RegistryStore
 
     settings.registry_db.parent.mkdir(parents=True, exist_ok=True)
-    store = RegistryStore(settings.registry_db)
+    return RegistryStore(settings.registry_db)
+
+
+def _data_version_watch(store: Any) -> Callable[[], bool]:
+    """A check that is True once after each commit by another connection to the store's file."""
+    last = store.data_version()
+
+    def changed() -> bool:
+        nonlocal last
+        now = store.data_version()
+        if now == last:
+            return False
+        last = now
+        return True
+
+    return changed
+
+
+def _mount_registry(app: FastAPI, store: Any) -> None:
+    from api.registry.router import create_registry_router, install_registry_error_handlers
+
     app.include_router(create_registry_router(store))
     install_registry_error_handlers(app)
-    return store
 
 
 def _registry_client(app: FastAPI, settings: Settings) -> RegistryClient:
@@ -99,6 +136,12 @@ def _install_errors(app: FastAPI) -> None:
 
 
 def _install_middleware(app: FastAPI, settings: Settings) -> None:
+    # innermost: CORS (when on) also wraps the answers it gives from the cache
+    app.add_middleware(
+        CachedRenderings,
+        catalog=app.state.catalog,
+        read_key=lambda given: read_allowed(settings, given),
+    )
     if settings.cors_origins:
         from fastapi.middleware.cors import CORSMiddleware
 
@@ -115,6 +158,10 @@ def _install_middleware(app: FastAPI, settings: Settings) -> None:
 
 @asynccontextmanager
 async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
+    # Everything built at start-up (routes, models, OpenAPI, templates) lives as long as the
+    # process: keep it out of the collector's generations so full collections stay short.
+    gc.collect()
+    gc.freeze()
     yield
     await app.state.catalog.registry.aclose()
     if app.state.registry_store is not None:

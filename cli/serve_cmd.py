@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -44,16 +44,26 @@ def serve(
     cors_origin: Annotated[
         list[str] | None, typer.Option(help="allow this browser origin (CORS is off by default)")
     ] = None,
+    workers: Annotated[
+        int,
+        typer.Option(
+            min=1, max=64, help="worker processes (each keeps its own caches, kept consistent)"
+        ),
+    ] = 1,
     log_level: Annotated[str, typer.Option(help="uvicorn log level")] = "info",
+    access_log: Annotated[bool, typer.Option(help="log every request")] = False,
 ) -> None:
-    """Run uvicorn with the app from :func:`api.main.create_app`."""
+    """Run uvicorn with the app from :func:`api.main.create_app` (uvloop and httptools when
+    installed, as with ``uvicorn[standard]``)."""
     from contracts.errors import ContractsError
 
     if registry_url and registry_db:
         raise ContractsError("give --registry-url or --registry-db, not both", "serve")
+    import os
+
     import uvicorn
 
-    from api.main import create_app
+    from api.main import SETTINGS_ENV, create_app
     from api.settings import Settings
 
     values: dict[str, object] = {
@@ -68,11 +78,20 @@ def serve(
     if registry_db is not None:
         values["registry_db"] = registry_db
     settings = Settings(**values)  # type: ignore[arg-type]
-    uvicorn.run(
-        create_app(settings),
-        host=host,
-        port=port,
-        log_level=log_level,
-        access_log=False,
-        timeout_graceful_shutdown=5,
-    )
+    if read_requires_key and settings.api_key() is None:
+        raise ContractsError(
+            "--read-requires-key needs --api-key-env VAR with VAR set to the key", "serve"
+        )
+    options: dict[str, Any] = {
+        "host": host,
+        "port": port,
+        "log_level": log_level,
+        "access_log": access_log,
+        "timeout_graceful_shutdown": 5,
+    }
+    if workers == 1:
+        uvicorn.run(create_app(settings), **options)
+        return
+    # worker processes import the app: the factory reads these settings back
+    os.environ[SETTINGS_ENV] = settings.model_dump_json()
+    uvicorn.run("api.main:create_app_from_environment", factory=True, workers=workers, **options)

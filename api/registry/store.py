@@ -269,6 +269,12 @@ class RegistryStore:
         with self._lock:
             self._db.close()
 
+    def data_version(self) -> int:
+        """SQLite's ``PRAGMA data_version``: it changes when another connection (another
+        process) has committed to the file since this connection last looked."""
+        with self._read() as db:
+            return int(db.execute("PRAGMA data_version").fetchone()[0])
+
     # --- transactions -------------------------------------------------------------------------
 
     @contextmanager

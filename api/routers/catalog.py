@@ -89,7 +89,7 @@ async def _rendering(catalog: Catalog, loaded: Any, to: str, part: str) -> tuple
     import orjson
 
     try:
-        body = orjson.loads(await catalog.rendering(loaded, to, part))
+        body = orjson.loads((await catalog.rendering(loaded, to, part)).body)
     except ContractsError as err:
         return "", err.one_line()
     schema = body["schema"]

@@ -5,10 +5,11 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 import yaml
-from fastapi import APIRouter, Body, Path, Query, Request, Response
+from fastapi import APIRouter, Body, Header, Path, Query, Request, Response
 from pydantic import BaseModel, ConfigDict, Field
 
-from api.catalog import Catalog, Entry, Loaded
+from api.cached import response_parts
+from api.catalog import Catalog, Entry, Loaded, Rendered
 from api.deps import CatalogDep, SettingsDep, WriteKey
 from contracts.contract import NAME_PATTERN, CompatibilityLevel, Contract, parse_contract
 from contracts.errors import ConflictError, ContractFileError, ContractsError
@@ -47,13 +48,24 @@ async def list_contracts(
     }
 
 
-@router.get("/{name}", summary="The latest version of a contract")
+IfNoneMatch = Annotated[
+    str | None, Header(description="answer 304 when the ETag of the answer is one of these")
+]
+_CONDITIONAL = {304: {"description": "not modified: the ETag matches `If-None-Match`"}}
+
+
+@router.get("/{name}", summary="The latest version of a contract", responses=_CONDITIONAL)
 async def latest(
-    name: Name, catalog: CatalogDep, render: RenderQuery = None, part: PartQuery = "value"
+    name: Name,
+    catalog: CatalogDep,
+    render: RenderQuery = None,
+    part: PartQuery = "value",
+    if_none_match: IfNoneMatch = None,
 ) -> Response:
-    """The latest version, or one of its renderings with ``?render=``."""
+    """The latest version, or one of its renderings with ``?render=`` (with an ETag)."""
     entry = await catalog.entry(name)
-    return await _answer(catalog, entry, await catalog.load(entry.latest), render, part)
+    loaded = await catalog.load(entry.latest)
+    return await _answer(catalog, entry, loaded, render, part, if_none_match)
 
 
 @router.get("/{name}/versions", summary="Version numbers of a contract")
@@ -62,28 +74,38 @@ async def versions(name: Name, catalog: CatalogDep) -> dict[str, Any]:
     return {"name": name, "source": entry.source, "versions": [r.version for r in entry.versions]}
 
 
-@router.get("/{name}/versions/{version}", summary="One version of a contract")
+@router.get(
+    "/{name}/versions/{version}", summary="One version of a contract", responses=_CONDITIONAL
+)
 async def one_version(
     name: Name,
     version: Annotated[int, Path(ge=1, le=2**31 - 1)],
     catalog: CatalogDep,
     render: RenderQuery = None,
     part: PartQuery = "value",
+    if_none_match: IfNoneMatch = None,
 ) -> Response:
     entry = await catalog.entry(name)
-    return await _answer(catalog, entry, await catalog.load(entry.version(version)), render, part)
+    loaded = await catalog.load(entry.version(version))
+    return await _answer(catalog, entry, loaded, render, part, if_none_match)
 
 
 async def _answer(
-    catalog: Catalog, entry: Entry, loaded: Loaded, render: str | None, part: str
+    catalog: Catalog,
+    entry: Entry,
+    loaded: Loaded,
+    render: str | None,
+    part: str,
+    if_none_match: str | None,
 ) -> Response:
     if render is None:
         import orjson
 
-        body = orjson.dumps(loaded.to_json([r.version for r in entry.versions]))
+        answer = Rendered.of(orjson.dumps(loaded.to_json([r.version for r in entry.versions])))
     else:
-        body = await catalog.rendering(loaded, render, part)
-    return Response(body, media_type="application/json")
+        answer = await catalog.rendering(loaded, render, part)
+    status, body, headers = response_parts(answer, if_none_match)
+    return Response(body, status_code=status, headers=headers)
 
 
 # --- check and register -----------------------------------------------------------------------
