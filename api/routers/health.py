@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 from fastapi import APIRouter
@@ -13,7 +14,8 @@ router = APIRouter(tags=["service"])
 
 @router.get("/health", summary="Service health and configuration")
 async def health(settings: SettingsDep, catalog: CatalogDep) -> dict[str, Any]:
-    """Liveness plus where contracts come from; ``problems`` lists unreadable contract files."""
+    """Liveness plus where contracts come from; ``problems`` lists unreadable contract files;
+    ``process`` is the id of the (worker) process that answered."""
     index = await catalog.index()
     return {
         "status": "ok",
@@ -21,4 +23,5 @@ async def health(settings: SettingsDep, catalog: CatalogDep) -> dict[str, Any]:
         "contracts_dir": str(settings.contracts_dir) if settings.contracts_dir else None,
         "contracts": len(index),
         "problems": list(catalog.problems),
+        "process": os.getpid(),
     }

@@ -39,40 +39,58 @@ def free_port() -> int:
 
 
 def start_server(
-    tmp: Path, *extra: str, env: dict[str, str] | None = None, port: int | None = None
+    tmp: Path,
+    *extra: str,
+    env: dict[str, str] | None = None,
+    port: int | None = None,
+    ready_headers: dict[str, str] | None = None,
 ) -> Server:
-    """Start ``cdc-contracts serve`` on ``port`` (default: a free one); wait for ``/health``."""
+    """Start ``cdc-contracts serve`` on ``port`` (default: a free one); wait for ``/health``
+    (sent with ``ready_headers``, e.g. the key when reads need it)."""
     port = port or free_port()
-    log = (tmp / f"server-{port}.log").open("wb")
+    command = ["-m", "cli.main", "serve", "--port", str(port), "--log-level", "warning", *extra]
+    return start_process(tmp, command, port, "/health", env=env, ready_headers=ready_headers)
+
+
+def start_registry(tmp: Path, db: Path) -> Server:
+    """The embedded Schema Registry alone (``python -m api.registry``), as its own process."""
+    port = free_port()
+    command = ["-m", "api.registry", "--port", str(port), "--db", str(db)]
+    return start_process(tmp, command, port, "/schemas/types")
+
+
+def start_process(
+    tmp: Path,
+    command: list[str],
+    port: int,
+    ready_path: str,
+    *,
+    env: dict[str, str] | None = None,
+    ready_headers: dict[str, str] | None = None,
+) -> Server:
+    """Run ``python <command>`` (logging to a file in ``tmp``); wait until ``ready_path`` is 200."""
+    log_path = tmp / f"server-{port}.log"
     process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "cli.main",
-            "serve",
-            "--port",
-            str(port),
-            "--log-level",
-            "warning",
-            *extra,
-        ],
+        [sys.executable, *command],
         cwd=ROOT,
         env={**os.environ, API_KEY_ENV: API_KEY, **(env or {})},
-        stdout=log,
+        stdout=log_path.open("wb"),
         stderr=subprocess.STDOUT,
     )
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
         if process.poll() is not None:
-            raise RuntimeError(f"server exited: {(tmp / f'server-{port}.log').read_text()}")
+            raise RuntimeError(f"server exited: {log_path.read_text()}")
         try:
-            if httpx.get(f"{url}/health", timeout=1).status_code == 200:
+            answer = httpx.get(f"{url}{ready_path}", headers=ready_headers, timeout=1)
+            if answer.status_code == 200:
                 return Server(url, tmp / "contracts", process)
         except httpx.HTTPError:
-            time.sleep(0.1)
+            pass
+        time.sleep(0.1)
     process.kill()
-    raise RuntimeError("server did not start within 30 s")
+    raise RuntimeError(f"server did not start within 30 s: {log_path.read_text()}")
 
 
 def stop_server(server: Server) -> None:
