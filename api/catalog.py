@@ -19,10 +19,10 @@ import hashlib
 import json
 import logging
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, TypeVar
 
 import httpx
 import orjson
@@ -31,6 +31,7 @@ from contracts.contract import Contract, load_contract, validate_name
 from contracts.errors import ConflictError, ContractsError, NotFoundError
 
 log = logging.getLogger("cdc_contracts.api")
+T = TypeVar("T")
 
 Source = Literal["registry", "directory"]
 CONTRACT_SUFFIXES: Final = (".yaml", ".yml", ".json")
@@ -480,21 +481,30 @@ def _properties(registered: Mapping[str, Any] | None) -> dict[str, str]:
     return {str(k): str(v) for k, v in props.items()} if isinstance(props, dict) else {}
 
 
+#: registry requests in flight at once while a listing is built
+LISTING_CONCURRENCY: Final = 8
+
+
 async def registered_entries(registry: RegistryClient, problems: list[str]) -> dict[str, Entry]:
-    """Contracts found in the registry: value subjects whose metadata carries a contract."""
+    """Contracts found in the registry: value subjects whose metadata carries a contract.
+
+    One request per subject (its latest version, which carries the metadata); a value subject
+    whose latest version is above 1 also gets its version list (versions may have been deleted).
+    """
     from registry_sync.desired import PROP_PART, contract_from_properties
 
     subjects = await registry.subjects()
+    latest_of = await _gather(subjects, lambda subject: registry.version(subject, "latest"))
     by_name: dict[str, dict[str, str]] = {}
-    latest: dict[str, Contract] = {}
-    for subject in subjects:
-        props = _properties(await registry.version(subject, "latest"))
+    latest: dict[str, tuple[Contract, int]] = {}
+    for subject, found in zip(subjects, latest_of, strict=True):
+        props = _properties(found)
         try:
             contract = contract_from_properties(props, f"subject {subject}")
         except ContractsError as err:
             problems.append(err.one_line())
             continue
-        if contract is None:
+        if contract is None or found is None:
             continue
         part = props.get(PROP_PART, "value")
         parts = by_name.setdefault(contract.name, {})
@@ -505,17 +515,33 @@ async def registered_entries(registry: RegistryClient, problems: list[str]) -> d
             continue
         parts[part] = subject
         if part == "value":
-            latest[contract.name] = contract
+            latest[contract.name] = (contract, int(found.get("version") or 0))
+
+    async def versions_of(name: str) -> list[int]:
+        number = latest[name][1]
+        return [1] if number == 1 else await registry.versions(by_name[name]["value"])
+
+    names = list(latest)
     entries: dict[str, Entry] = {}
-    for name, contract in latest.items():
-        subject_of = by_name[name]
-        versions = await registry.versions(subject_of["value"])
-        refs = tuple(VersionRef(name, v, "registry", subject_of) for v in versions)
+    for name, versions in zip(names, await _gather(names, versions_of), strict=True):
+        contract = latest[name][0]
+        refs = tuple(VersionRef(name, v, "registry", by_name[name]) for v in versions)
         if refs:
             entries[name] = Entry(
                 name, contract.format, contract.topic, contract.owner, "registry", refs
             )
     return entries
+
+
+async def _gather(items: list[str], call: Callable[[str], Awaitable[T]]) -> list[T]:
+    """``call`` for every item, at most :data:`LISTING_CONCURRENCY` at a time, in order."""
+    slots = asyncio.Semaphore(LISTING_CONCURRENCY)
+
+    async def one(item: str) -> T:
+        async with slots:
+            return await call(item)
+
+    return list(await asyncio.gather(*(one(item) for item in items)))
 
 
 async def load_registered(registry: RegistryClient, ref: VersionRef) -> Loaded:
