@@ -7,7 +7,6 @@ base URL also is a Schema Registry URL for any Confluent client.
 
 from __future__ import annotations
 
-import gc
 import math
 import os
 from collections.abc import AsyncIterator, Callable
@@ -158,10 +157,6 @@ def _install_middleware(app: FastAPI, settings: Settings) -> None:
 
 @asynccontextmanager
 async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
-    # Everything built at start-up (routes, models, OpenAPI, templates) lives as long as the
-    # process: keep it out of the collector's generations so full collections stay short.
-    gc.collect()
-    gc.freeze()
     yield
     await app.state.catalog.registry.aclose()
     if app.state.registry_store is not None:
