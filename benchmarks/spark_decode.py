@@ -9,7 +9,10 @@ typed row columns and written to Spark's ``noop`` sink:
   expressions for the logical types (the Spark-native ceiling);
 - ``udf`` — a Python UDF with ``json.loads`` (what teams write by hand).
 
-Each variant runs once to warm up, then ``--repeat`` times; the best time counts. Run::
+Each variant first runs ``--warmup`` times over the whole data set (the JVM's JIT needs a few
+full passes: a first pass is 2-5x slower than the fifth), then ``--repeat`` times; the best
+time counts. Besides wall-clock throughput, the JVM's CPU time per message is reported for the
+two JVM-only variants (less sensitive to other load on the machine). Run::
 
     .venv/bin/python -m benchmarks.spark_decode --n 200000
 """
@@ -99,8 +102,15 @@ def handwritten(df: DataFrame, c: Contract) -> DataFrame:
                 for f in c.row_schema.fields or ()
             ]
         )
+        key = F.coalesce(j["after"], j["before"])
         return df.select(
             j["op"].alias("op"),
+            F.struct(
+                j["source"]["db"].alias("database"),
+                F.lit(None).cast("string").alias("schema"),
+                j["source"]["table"].alias("name"),
+            ).alias("table"),
+            F.struct(*[key[k].alias(k) for k in c.key]).alias("key"),
             image("before").alias("before"),
             image("after").alias("after"),
             j["ts_ms"].alias("ts_ms"),
@@ -199,7 +209,8 @@ def _python_text(target: T.DataType) -> Callable[[Any], Any]:
 
 
 def python_udf(df: DataFrame, c: Contract) -> DataFrame:
-    """A UDF doing json.loads and decoding each column in Python."""
+    """A UDF doing json.loads and decoding each column in Python (for Debezium also the table
+    and the key, as the from_json baseline and ``decode_changes`` produce them)."""
     row = spark_schema(c, "row", "decoded")
     names = row.fieldNames()
     out = T.StructType(
@@ -213,17 +224,28 @@ def python_udf(df: DataFrame, c: Contract) -> DataFrame:
     fmt = c.format
     if fmt == "debezium-json":
         leaves = [_python_leaf(f) for f in c.row_schema.fields or ()]
+        table_type = T.StructType([T.StructField(n, T.StringType()) for n in ("db", "table")])
+        key_type = T.StructType([row[k] for k in c.key])
+        dbz = T.StructType(
+            [*out.fields, T.StructField("table", table_type), T.StructField("key", key_type)]
+        )
+        key_at = [names.index(k) for k in c.key]
 
         def decode(value: bytes) -> Any:
             p = json.loads(value)["payload"]
-            return (p["op"], _img(p, "before"), _img(p, "after"), p.get("ts_ms"))
+            after, before = _img(p, "after"), _img(p, "before")
+            image = after or before
+            key = tuple(image[i] for i in key_at) if image else None
+            source = p.get("source") or {}
+            table = (source.get("db"), source.get("table"))
+            return (p["op"], before, after, p.get("ts_ms"), table, key)
 
         def _img(p: dict[str, Any], side: str) -> Any:
             if p.get(side) is None:
                 return None
             return tuple(fn(p[side].get(n)) for n, fn in zip(names, leaves, strict=True))
 
-        return df.select(F.udf(decode, out)("value").alias("r")).select("r.*")
+        return df.select(F.udf(decode, dbz)("value").alias("r")).select("r.*")
     leaves = [_python_text(row[n].dataType) for n in names]
     if fmt == "canal-json":
         rows_type = T.ArrayType(out)
@@ -275,21 +297,38 @@ def infer_contract(fmt: str, sample: list[bytes]) -> Contract:
     return f.infer(msgs, InferOptions(infer_types=True)).contract
 
 
-def measure(spark: SparkSession, fmt: str, n: int, repeat: int) -> dict[str, Any]:
+def jvm_cpu_seconds(spark: SparkSession) -> Callable[[], float]:
+    """A clock of the driver JVM's CPU time (user + system, all threads)."""
+    pid = spark.sparkContext._jvm.java.lang.ProcessHandle.current().pid()  # type: ignore[union-attr]
+    ticks = os.sysconf("SC_CLK_TCK")
+
+    def clock() -> float:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / ticks
+
+    return clock
+
+
+def measure(spark: SparkSession, fmt: str, n: int, repeat: int, warmup: int) -> dict[str, Any]:
     values = list(GENERATORS[fmt](n))
     size = sum(len(v) for v in values)
     c = infer_contract(fmt, values[:2000])
     df = spark.createDataFrame([(v,) for v in values], "value binary").repartition(2).cache()
     df.count()
+    cpu = jvm_cpu_seconds(spark)
     result: dict[str, Any] = {"format": fmt, "messages": n, "mb": size / 1e6}
     for name, variant in VARIANTS.items():
-        variant(df.limit(2000), c).write.format("noop").mode("overwrite").save()  # warm-up
-        best = float("inf")
+        for _ in range(warmup):
+            variant(df, c).write.format("noop").mode("overwrite").save()
+        best, best_cpu = float("inf"), float("inf")
         for _ in range(repeat):
-            start = time.perf_counter()
+            start, start_cpu = time.perf_counter(), cpu()
             variant(df, c).write.format("noop").mode("overwrite").save()
             best = min(best, time.perf_counter() - start)
+            best_cpu = min(best_cpu, cpu() - start_cpu)
         result[name] = n / best
+        result[f"{name}_cpu_us"] = best_cpu * 1e6 / n
     df.unpersist()
     return result
 
@@ -297,7 +336,8 @@ def measure(spark: SparkSession, fmt: str, n: int, repeat: int) -> dict[str, Any
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=200_000)
-    parser.add_argument("--repeat", type=int, default=2)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--warmup", type=int, default=3)
     parser.add_argument("--formats", default=",".join(GENERATORS))
     args = parser.parse_args()
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)  # UDF workers use this venv
@@ -305,20 +345,23 @@ def main() -> None:
         SparkSession.builder.master("local[2]")
         .config("spark.sql.session.timeZone", "UTC")
         .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
         .config("spark.driver.memory", "6g")
         .getOrCreate()
     )
     spark.sparkContext.setLogLevel("ERROR")
     print(
-        "| format | messages | MB | decode_changes msg/s | from_json msg/s | UDF msg/s | vs from_json | vs UDF |"
+        "| format | messages | MB | decode_changes msg/s | from_json msg/s | UDF msg/s "
+        "| vs from_json | vs UDF | JVM CPU µs/msg decode_changes / from_json |"
     )
-    print("|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|")
     for fmt in args.formats.split(","):
-        r = measure(spark, fmt, args.n, args.repeat)
+        r = measure(spark, fmt, args.n, args.repeat, args.warmup)
         print(
             f"| {fmt} | {r['messages']} | {r['mb']:.0f} | {r['decode_changes']:,.0f} | "
             f"{r['from_json']:,.0f} | {r['udf']:,.0f} | "
-            f"{r['decode_changes'] / r['from_json']:.2f}x | {r['decode_changes'] / r['udf']:.2f}x |",
+            f"{r['decode_changes'] / r['from_json']:.2f}x | {r['decode_changes'] / r['udf']:.2f}x | "
+            f"{r['decode_changes_cpu_us']:.1f} / {r['from_json_cpu_us']:.1f} |",
             flush=True,
         )
     spark.stop()

@@ -33,6 +33,8 @@ _HEX_DIGITS: Final = "0123456789ABCDEF"
 _HEX_COMPLEMENT: Final = "FEDCBA9876543210"
 #: 2**64 as a decimal literal: the weight of the high 64 bits of a 128-bit unscaled value.
 _TWO_POW_64: Final = "18446744073709551616"
+#: The most decimal digits every value of which fits a signed 64-bit integer.
+_LONG_DIGITS: Final = 18
 
 
 @dataclass(frozen=True)
@@ -68,7 +70,9 @@ def error_text(problems: tuple[Problem, ...] | list[Problem]) -> Column:
     if not problems:
         return F.lit(None).cast("string")
     parts = [F.when(p.condition, F.lit(f"{p.path}: {p.message}")) for p in problems]
-    return F.nullif(F.concat_ws("; ", *parts), F.lit(""))
+    # The text is built only on rows where some problem holds: a clean row pays for the
+    # (short-circuited) conditions, not for assembling strings.
+    return F.when(_any_condition(tuple(problems)), F.concat_ws("; ", *parts))
 
 
 def failed(wire: Column, value: Column, path: str, message: str) -> Problem:
@@ -81,18 +85,22 @@ def failed(wire: Column, value: Column, path: str, message: str) -> Problem:
 # --- integers and decimals ---------------------------------------------------------------------
 
 
-def signed_unscaled_digits(raw: Column) -> Column:
-    """Big-endian two's-complement bytes → the signed integer as decimal digits (≤ 16 bytes).
+def signed_unscaled_digits(raw: Column, max_bytes: int = 16) -> Column:
+    """Big-endian two's-complement bytes → the signed integer as decimal digits.
 
     Up to 8 bytes: sign-extend the hex to 64 bits and let ``conv`` read it as signed. Up to 16
     bytes: read the magnitude (the bytes, or their complement when negative) as two unsigned
-    64-bit halves and combine them with exact decimal arithmetic. Longer values give null.
+    64-bit halves and combine them with exact decimal arithmetic. Values longer than
+    ``max_bytes`` (8 or 16) give null; with ``max_bytes=8`` the 128-bit branch is not built at
+    all, which keeps the generated code small (a decimal of precision ≤ 18 always fits 8 bytes).
     """
     hexed = F.hex(raw)
     size = F.length(hexed)
     negative = F.substring(hexed, 1, 1) >= F.lit("8")
     pad = F.when(negative, F.lit("F")).otherwise(F.lit("0"))
     short = F.conv(_sign_extend(hexed, pad), 16, -10)
+    if max_bytes <= 8:
+        return F.when((size > 0) & (size <= 16), short)
     magnitude = F.when(negative, F.translate(hexed, _HEX_DIGITS, _HEX_COMPLEMENT)).otherwise(hexed)
     padded = F.lpad(magnitude, 32, "0")
     high = F.conv(F.substring(padded, 1, 16), 16, 10).cast("decimal(20,0)")
@@ -116,7 +124,7 @@ def _sign_extend(hexed: Column, pad: Column) -> Column:
 def base64_decimal(wire: Column, scale: int, target: DecimalType) -> Column:
     """A Connect Decimal (base64 two's-complement unscaled bytes) → DecimalType, natively."""
     raw = F.try_to_binary(wire, F.lit("base64"))
-    digits = signed_unscaled_digits(raw)
+    digits = signed_unscaled_digits(raw, 8 if target.precision <= _LONG_DIGITS else 16)
     text = F.concat(digits, F.lit(f"E-{scale}")) if scale else digits
     return text.try_cast(target)
 
