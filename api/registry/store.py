@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, Literal
 
 from api.registry import errors as e
 from api.registry.avro import CanonicalSchema, canonical_json, canonicalize, fingerprint_of
@@ -458,27 +458,22 @@ class RegistryStore:
 
     def get_schema(self, schema_id: int) -> StoredSchema:
         """A schema by global id; 40403 once no version (live or soft-deleted) uses it."""
-        with self._read() as db:
-            row = db.execute(
-                "SELECT s.id, s.guid, s.schema_type, s.schema_text, s.metadata, s.rule_set "
-                "FROM schemas s WHERE s.id = ? AND EXISTS "
-                "(SELECT 1 FROM versions v WHERE v.schema_id = s.id)",
-                (schema_id,),
-            ).fetchone()
-        if row is None:
-            raise e.schema_not_found(schema_id)
-        return self._schema_of(row)
+        return self._used_schema("id", schema_id)
 
     def get_schema_by_guid(self, guid: str) -> StoredSchema:
+        """A schema by guid; 40403 once no version (live or soft-deleted) uses it."""
+        return self._used_schema("guid", guid)
+
+    def _used_schema(self, column: Literal["id", "guid"], value: int | str) -> StoredSchema:
         with self._read() as db:
             row = db.execute(
                 "SELECT s.id, s.guid, s.schema_type, s.schema_text, s.metadata, s.rule_set "
-                "FROM schemas s WHERE s.guid = ? AND EXISTS "
+                f"FROM schemas s WHERE s.{column} = ? AND EXISTS "
                 "(SELECT 1 FROM versions v WHERE v.schema_id = s.id)",
-                (guid,),
+                (value,),
             ).fetchone()
         if row is None:
-            raise e.schema_not_found(guid)
+            raise e.schema_not_found(value)
         return self._schema_of(row)
 
     @staticmethod

@@ -174,3 +174,12 @@ def test_avro_serializer_round_trip(client: SchemaRegistryClient, unique: str) -
     fresh = SchemaRegistryClient({"url": client._rest_client.base_urls[0]})  # no cache
     assert AvroDeserializer(fresh)(data, ctx) == record
     assert deserializer(data, ctx) == record
+
+
+def test_schema_by_guid(registry, unique: str) -> None:
+    url = f"{registry.url}/subjects/{unique}-value/versions"
+    made = httpx.post(url, json={"schema": json.dumps(V1)}).json()
+    found = httpx.get(f"{registry.url}/schemas/guids/{made['guid']}")
+    assert found.status_code == 200 and json.loads(found.json()["schema"])["name"] == "Order"
+    missing = httpx.get(f"{registry.url}/schemas/guids/no-such-guid")
+    assert (missing.status_code, missing.json()["error_code"]) == (404, 40403)
