@@ -28,11 +28,13 @@ class Context:
 
     ``staged`` collects leaf expressions that become their own columns before the feed is
     assembled: each decoded value is then computed once per row and referenced by name (Spark
-    does not share an expression between a conditional branch and a check).
+    does not share an expression between a conditional branch and a check). ``texts`` does the
+    same one projection earlier for the wire texts that text rules read.
     """
 
     contract: Contract
     staged: dict[str, Column] = field(default_factory=dict)
+    texts: dict[str, Column] = field(default_factory=dict)
 
     def stage(self, expr: Column) -> Column:
         """Make ``expr`` a column of the staging projection; returns a reference to it."""
@@ -40,11 +42,19 @@ class Context:
         self.staged[name] = expr
         return F.col(name)
 
+    def stage_text(self, expr: Column) -> Column:
+        """Make a wire text a column of the projection before the staging one: a text rule
+        reads its input several times, and each read of an expression repeats its code."""
+        name = f"__cdc_t{len(self.texts)}"
+        self.texts[name] = expr
+        return F.col(name)
+
     def stage_decoded(self, decoded: Decoded) -> Decoded:
-        """A decoded leaf computed once: its value staged, its problems rebuilt on the column."""
+        """A decoded leaf computed once: its value staged, its problems rebuilt on the staged
+        value's null flag."""
         ref = self.stage(decoded.value)
         problems = tuple(
-            Problem(p.path, p.message, p.rebuild(ref)) if p.rebuild is not None else p
+            Problem(p.path, p.message, p.rebuild(ref.isNull())) if p.rebuild is not None else p
             for p in decoded.problems
         )
         return Decoded(ref, problems)
@@ -115,6 +125,7 @@ class Context:
     ) -> Decoded:
         """One column's text value decoded to its Spark type."""
         target = self.row_type[name].dataType
+        text = self.stage_text(text)
         decoded = decode_text_value(text, self.column(name), target, path, dialect)
         return self.stage_decoded(decoded) if decoded.problems else decoded
 

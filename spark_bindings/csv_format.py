@@ -53,8 +53,8 @@ class ArcionS3Csv(ArcionS3Json):
         line = F.concat(F.regexp_replace(text, r"[\r\n]+$", ""), F.lit("," + SENTINEL))
         return F.from_csv(line, schema, CSV_OPTIONS)
 
-    def parse_problem(self, text: Column, j: Column) -> Problem:
-        return Problem("$", "is not a CSV line", text.isNotNull() & j.isNull())
+    def parse_problem(self, present: Column, j: Column) -> Problem:
+        return Problem("$", "is not a CSV line", present & j.isNull())
 
     def feed(self, j: Column, key_text: Column | None, ctx: Context) -> Feed:
         names = column_names(ctx.contract)

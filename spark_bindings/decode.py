@@ -16,8 +16,9 @@ from spark_bindings.feed import PARSED_COL, Feed, finish
 from spark_bindings.json_formats import JSON_DECODERS, JsonDecoder
 from spark_bindings.schema import as_contract
 
-#: Working column: the message did not parse (computed once per row).
+#: Working columns: the message did not parse; the message was present (not a tombstone).
 UNPARSED_COL = "__cdc_unparsed"
+PRESENT_COL = "__cdc_present"
 
 
 def decode_changes(
@@ -64,25 +65,33 @@ def _decode_json(
     drop_control_records: bool,
 ) -> DataFrame:
     keep = passthrough_columns(df, value_col, key_col)
-    text = F.col(value_col).cast("string")
+    text = F.col(_q(value_col)).cast("string")
     has_key = decoder.uses_key and key_col in df.columns
-    key_text = F.col(key_col).cast("string") if has_key else None
-    parsed = df.select(
-        *[F.col(_q(c)) for c in df.columns],
+    key_text = F.col(_q(key_col)).cast("string") if has_key else None
+    # The decoder's working columns (generated code), then the parse; the raw value is not
+    # carried past the parse (every later stage would copy it), only whether it was present.
+    prepared = decoder.prepare(
+        df.select("*", F.col(_q(value_col)).isNotNull().alias(PRESENT_COL)), text, ctx
+    )
+    carried = [c for c in df.columns if c != value_col] + [PRESENT_COL]
+    parsed = prepared.select(
+        *[F.col(_q(c)) for c in carried],
         decoder.parse(text, ctx).alias(PARSED_COL),
     )
     parsed = decoder.explode(parsed, F.col(PARSED_COL))
     j = F.col(PARSED_COL)
+    present = F.col(PRESENT_COL)
     feed = decoder.feed(j, key_text, ctx)
-    # The parse check reads the message text; computed once here, referenced by name below.
-    parse = decoder.parse_problem(text, j)
+    parse = decoder.parse_problem(present, j)
+    if ctx.texts:
+        parsed = parsed.select("*", *[v.alias(k) for k, v in ctx.texts.items()])
     parsed = parsed.select(
         "*",
         *[v.alias(k) for k, v in ctx.staged.items()],
         F.coalesce(parse.condition, F.lit(False)).alias(UNPARSED_COL),
     )
     parse = Problem(parse.path, parse.message, F.col(UNPARSED_COL))
-    tombstone = F.col(value_col).isNull()
+    tombstone = ~present
     feed = Feed(
         op=feed.op,
         table=feed.table,

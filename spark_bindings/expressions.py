@@ -44,7 +44,8 @@ class Problem:
     path: str
     message: str
     condition: Column
-    #: The condition rebuilt over another expression of the value (a staged column).
+    #: The condition rebuilt from whether the value is null (a staged flag), when it depends
+    #: on the value only through that.
     rebuild: Callable[[Column], Column] | None = None
 
 
@@ -78,7 +79,7 @@ def error_text(problems: tuple[Problem, ...] | list[Problem]) -> Column:
 def failed(wire: Column, value: Column, path: str, message: str) -> Problem:
     """The usual problem: a non-null wire value whose decoded value is null."""
     return Problem(
-        path, message, wire.isNotNull() & value.isNull(), lambda v: wire.isNotNull() & v.isNull()
+        path, message, wire.isNotNull() & value.isNull(), lambda null: wire.isNotNull() & null
     )
 
 
@@ -321,7 +322,7 @@ _TIMESTAMP_TEXT: Final = (
     r"^[0-9]{4}-[0-9]{2}-[0-9]{2}[ T][0-9]{2}:[0-9]{2}(:[0-9]{2}(\.[0-9]{1,9})?)?"
     r"(Z|[+-][0-9]{2}(:?[0-9]{2})?)?$"
 )
-_ZERO_DATE_TEXT: Final = r"^0000-00-00"
+_ZERO_DATE: Final = "0000-00-00"
 
 
 @dataclass(frozen=True)
@@ -377,7 +378,12 @@ def _text_timestamp(wire: Column, d: TextDialect) -> Column:
 def _zero_or(rule: Callable[[Column], Column], d: TextDialect) -> Callable[[Column], Column]:
     if not d.zero_dates_are_null:
         return rule
-    return lambda w: F.when(~F.trim(w).rlike(_ZERO_DATE_TEXT), rule(w))
+    return lambda w: F.when(~_zero_date(w), rule(w))
+
+
+def _zero_date(wire: Column) -> Column:
+    """MySQL's zero date (``0000-00-00``, with or without a time)."""
+    return F.startswith(F.trim(wire), F.lit(_ZERO_DATE))
 
 
 def text_rule(
@@ -436,11 +442,11 @@ def decode_text_value(
     message = _FAILURE.get(kind, f"is not a valid {kind}")
     zero_ok = dialect.zero_dates_are_null and kind in ("date", "timestamp", "zoned-timestamp")
 
-    def bad(v: Column) -> Column:
-        cond = wire.isNotNull() & v.isNull()
-        return cond & ~F.trim(wire).rlike(_ZERO_DATE_TEXT) if zero_ok else cond
+    def bad(null: Column) -> Column:
+        cond = wire.isNotNull() & null
+        return cond & ~_zero_date(wire) if zero_ok else cond
 
-    return Decoded(value, (Problem(path, message, bad(value), bad),))
+    return Decoded(value, (Problem(path, message, bad(value.isNull()), bad),))
 
 
 # --- containers --------------------------------------------------------------------------------

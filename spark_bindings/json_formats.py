@@ -66,6 +66,11 @@ class JsonDecoder:
     def wire_schema(self, ctx: Context) -> StructType:
         raise NotImplementedError
 
+    def prepare(self, df: DataFrame, text: Column, ctx: Context) -> DataFrame:
+        """Working columns the parse reads, computed by generated code before it (none but for
+        Connect envelopes)."""
+        return df
+
     def explode(self, df: DataFrame, parsed: Column) -> DataFrame:
         """One row per change (identity for every format but Canal)."""
         return df
@@ -80,8 +85,9 @@ class JsonDecoder:
         options = {"mode": "PERMISSIVE", "columnNameOfCorruptRecord": CORRUPT_COL}
         return F.from_json(text, schema, options)
 
-    def parse_problem(self, text: Column, j: Column) -> Problem:
-        bad = text.isNotNull() & (j.isNull() | j[CORRUPT_COL].isNotNull())
+    def parse_problem(self, present: Column, j: Column) -> Problem:
+        """The message (``present``: not a tombstone) did not parse."""
+        bad = present & (j.isNull() | j[CORRUPT_COL].isNotNull())
         return Problem("$", NOT_JSON, bad)
 
 
@@ -130,6 +136,48 @@ def connect_key(ctx: Context, key_text: Column | None) -> tuple[Column, Column]:
     return key, key.isNotNull()
 
 
+PAYLOAD_KEY: Final = '"payload":'
+PAYLOAD_TAIL_COL: Final = "__cdc_payload_tail"
+_SPAN: Final = "__cdc_span"
+_END: Final = "__cdc_end"
+_WRAP_OPEN: Final = '{"__cdc_span":{"payload":'
+_WRAP_CLOSE: Final = ',"__cdc_end":1}'
+
+
+def payload_tail(text: Column) -> Column:
+    """The text after the message's last ``"payload":`` (the whole text when it has none)."""
+    return F.substring_index(text, PAYLOAD_KEY, -1)
+
+
+def payload_only(text: Column, tail: Column, inner: StructType, whole: Column) -> Column:
+    """``whole`` (the parse of the entire message ``text``), computed from ``tail`` (the text
+    after the message's last ``"payload":``, see :func:`payload_tail`) when that key is the
+    top-level one.
+
+    Producers put the (large) embedded schema before the payload, so the tail is the payload
+    value and the envelope's closing brace. It is parsed inside a wrapper,
+    ``{"<span>":{"payload":<tail>,"<end>":1}``: the end marker is read only when the tail closes
+    exactly one object, i.e. when the key was a key of the top-level object. A key nested
+    deeper (a column named ``payload``, a schema that nests one) closes the wrapper early, the
+    marker is not read and the whole message is parsed; so is a message without the key, or one
+    whose tail is malformed. The one difference from parsing the whole message: the text before
+    the payload key (the schema) is not checked for JSON syntax."""
+    wrapped = F.concat(F.lit(_WRAP_OPEN), tail, F.lit(_WRAP_CLOSE))
+    schema = StructType(
+        [StructField(_SPAN, inner), StructField(_END, LongType()), StructField(CORRUPT_COL, S)]
+    )
+    options = {"mode": "PERMISSIVE", "columnNameOfCorruptRecord": CORRUPT_COL}
+    quick = F.from_json(wrapped, schema, options)
+    top_level = (
+        (F.octet_length(tail) < F.octet_length(text))
+        & quick[CORRUPT_COL].isNull()
+        & (quick[_END] == F.lit(1))
+        & quick[_SPAN]["payload"].isNotNull()
+        & quick[_SPAN][CORRUPT_COL].isNull()
+    )
+    return F.when(F.coalesce(top_level, F.lit(False)), quick[_SPAN]).otherwise(whole)
+
+
 class ConnectEnvelope(JsonDecoder):
     """``{schema, payload}`` (or the payload alone) holding a Debezium-style envelope."""
 
@@ -160,7 +208,7 @@ class ConnectEnvelope(JsonDecoder):
         """``{payload: envelope}``, or the envelope alone when ``options.schemas_enable`` is
         false (messages of the other layout are reported in ``_error``)."""
         env = self.envelope_type(ctx)
-        if ctx.contract.option("schemas_enable", True) is False:
+        if not self.has_schema_half(ctx):
             return env
         return StructType([StructField("payload", env)])
 
@@ -183,8 +231,28 @@ class ConnectEnvelope(JsonDecoder):
             *[env[n].alias(f"__cdc_env_{n}") for n in names],
         )
 
-    def parse_problem(self, text: Column, j: Column) -> Problem:
-        return Problem("$", NOT_JSON, text.isNotNull() & F.col(BAD_JSON_COL))
+    def parse(self, text: Column, ctx: Context) -> Column:
+        """A ``{schema, payload}`` message is parsed from its ``payload`` key on (see
+        :func:`payload_only`), so the parser does not read the embedded schema; the whole message
+        is parsed only when that does not give the top-level payload."""
+        whole = super().parse(text, ctx)
+        if not self.has_schema_half(ctx):
+            return whole
+        inner = self.wire_schema(ctx).add(CORRUPT_COL, S)
+        return payload_only(text, F.col(PAYLOAD_TAIL_COL), inner, whole)
+
+    def prepare(self, df: DataFrame, text: Column, ctx: Context) -> DataFrame:
+        if not self.has_schema_half(ctx):
+            return df
+        return df.select("*", payload_tail(text).alias(PAYLOAD_TAIL_COL))
+
+    @staticmethod
+    def has_schema_half(ctx: Context) -> bool:
+        """Messages are ``{schema, payload}`` (``options.schemas_enable`` not false)."""
+        return ctx.contract.option("schemas_enable", True) is not False
+
+    def parse_problem(self, present: Column, j: Column) -> Problem:
+        return Problem("$", NOT_JSON, present & F.col(BAD_JSON_COL))
 
     @staticmethod
     def field(j: Column, name: str) -> Column:
@@ -393,23 +461,31 @@ class CanalJson(JsonDecoder):
         op = op_from(j["type"], CANAL_OPS)
         control = first_control([("ddl", j["isDdl"])])
         legacy_delete = (op == F.lit("d")) & data.isNull()
-        after_text: dict[str, Column] = {}
-        before_text: dict[str, Column] = {}
-        for name in ctx.row.field_names():
-            old_has = F.coalesce(F.map_contains_key(old, F.lit(name)), F.lit(False))
-            after_text[name] = data[name]
-            before_text[name] = F.when(old_has, old[name]).otherwise(data[name])
-        after = self.image(after_text, F.lit(True), "$.data", ctx)
-        before = self.image(before_text, old.isNotNull() | (op == F.lit("d")), "$.old", ctx)
-        legacy = self.image(
-            {n: old[n] for n in ctx.row.field_names()},
-            {
-                n: F.coalesce(F.map_contains_key(old, F.lit(n)), F.lit(False))
-                for n in ctx.row.field_names()
-            },
-            "$.old",
-            ctx,
+        names = ctx.row.field_names()
+        # Each wire text is decoded once: the before image takes a column from old when old
+        # names it, else from data (as the after image); a legacy delete's image is old's.
+        from_data = self.decode_texts({n: data[n] for n in names}, "$.data", ctx)
+        from_old = self.decode_texts({n: old[n] for n in names}, "$.old", ctx)
+        old_has = {n: F.coalesce(F.map_contains_key(old, F.lit(n)), F.lit(False)) for n in names}
+        merged = {
+            n: Decoded(
+                F.when(old_has[n], from_old[n].value).otherwise(from_data[n].value),
+                tuple(
+                    Problem(
+                        po.path,
+                        po.message,
+                        F.when(old_has[n], po.condition).otherwise(pd.condition),
+                    )
+                    for pd, po in zip(from_data[n].problems, from_old[n].problems, strict=True)
+                ),
+            )
+            for n in names
+        }
+        after = self.image(from_data, dict.fromkeys(names, F.lit(True)), "$.data", ctx)
+        before = self.image(
+            merged, dict.fromkeys(names, old.isNotNull() | (op == F.lit("d"))), "$.old", ctx
         )
+        legacy = self.image(from_old, old_has, "$.old", ctx)
         after_value = F.when(op.isin("c", "u"), after.value)
         before_value = (
             F.when(legacy_delete, legacy.value)
@@ -441,18 +517,19 @@ class CanalJson(JsonDecoder):
         )
 
     @staticmethod
-    def image(
-        texts: dict[str, Column], present: Column | dict[str, Column], path: str, ctx: Context
-    ) -> Decoded:
+    def decode_texts(texts: dict[str, Column], path: str, ctx: Context) -> dict[str, Decoded]:
+        """Each column's text decoded with Canal's text rules."""
         dialect = replace(CANAL_TEXT, time_zone=str(ctx.contract.option("time_zone", "UTC")))
-        values: dict[str, Column] = {}
-        problems: list[Problem] = []
-        for name, text in texts.items():
-            decoded = ctx.text_value(name, text, f"{path}.{name}", dialect)
-            values[name] = decoded.value
-            problems.extend(decoded.problems)
-        here = present if isinstance(present, dict) else dict.fromkeys(values, present)
-        problems += required_problems(ctx, values, here, path)
+        return {n: ctx.text_value(n, t, f"{path}.{n}", dialect) for n, t in texts.items()}
+
+    @staticmethod
+    def image(
+        decoded: dict[str, Decoded], present: dict[str, Column], path: str, ctx: Context
+    ) -> Decoded:
+        """One image from its decoded columns, with their problems and the required ones."""
+        values = {n: d.value for n, d in decoded.items()}
+        problems = [p for d in decoded.values() for p in d.problems]
+        problems += required_problems(ctx, values, present, path)
         return Decoded(F.struct(*[v.alias(n) for n, v in values.items()]), tuple(problems))
 
 
