@@ -427,7 +427,6 @@ def _int_text(value: Column) -> Column:
 
 CANAL_OPS: Final = {"INSERT": "c", "UPDATE": "u", "DELETE": "d"}
 CANAL_ELEMENT: Final = "__cdc_canal_row"
-CANAL_INDEX: Final = "__cdc_canal_index"
 
 
 class CanalJson(JsonDecoder):
@@ -452,12 +451,21 @@ class CanalJson(JsonDecoder):
         rows = F.when(
             F.size(parsed["data"]) > 0, F.sequence(F.lit(0), F.size(parsed["data"]) - 1)
         ).when(F.size(parsed["old"]) > 0, F.sequence(F.lit(0), F.size(parsed["old"]) - 1))
-        return df.select("*", F.explode_outer(rows).alias(CANAL_INDEX))
+        # one struct per row change: its index, its data element and its old element (read
+        # once here, not once per column by every later expression)
+        element = F.transform(
+            rows,
+            lambda i: F.struct(
+                i.alias("index"),
+                F.try_element_at(parsed["data"], i + 1).alias("data"),
+                F.try_element_at(parsed["old"], i + 1).alias("old"),
+            ),
+        )
+        return df.select("*", F.explode_outer(element).alias(CANAL_ELEMENT))
 
     def feed(self, j: Column, key_text: Column | None, ctx: Context) -> Feed:
-        index = F.col(CANAL_INDEX)
-        data = F.try_element_at(j["data"], index + 1)
-        old = F.try_element_at(j["old"], index + 1)
+        element = F.col(CANAL_ELEMENT)
+        index, data, old = element["index"], element["data"], element["old"]
         op = op_from(j["type"], CANAL_OPS)
         control = first_control([("ddl", j["isDdl"])])
         legacy_delete = (op == F.lit("d")) & data.isNull()
