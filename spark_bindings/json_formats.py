@@ -140,8 +140,8 @@ PAYLOAD_KEY: Final = '"payload":'
 PAYLOAD_TAIL_COL: Final = "__cdc_payload_tail"
 _SPAN: Final = "__cdc_span"
 _END: Final = "__cdc_end"
-_WRAP_OPEN: Final = '{"__cdc_span":{"payload":'
-_WRAP_CLOSE: Final = ',"__cdc_end":1}'
+_WRAP_OPEN: Final = '{"' + _SPAN + '":{"payload":'
+_WRAP_CLOSE: Final = ',"' + _END + '":1}'
 
 
 def payload_tail(text: Column) -> Column:
