@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from pyspark.sql import DataFrame
+from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
 from contracts.contract import Contract
@@ -74,16 +74,21 @@ def _decode_json(
         df.select("*", F.col(_q(value_col)).isNotNull().alias(PRESENT_COL)), text, ctx
     )
     carried = [c for c in df.columns if c != value_col] + [PRESENT_COL]
+    parse_expr = decoder.parse(text, ctx)
+    early = _texts_over_parse(decoder, parse_expr, key_text, ctx)
     parsed = prepared.select(
         *[F.col(_q(c)) for c in carried],
-        decoder.parse(text, ctx).alias(PARSED_COL),
+        parse_expr.alias(PARSED_COL),
+        *[v.alias(k) for k, v in early.items()],
     )
     parsed = decoder.explode(parsed, F.col(PARSED_COL))
     j = F.col(PARSED_COL)
     present = F.col(PRESENT_COL)
     feed = decoder.feed(j, key_text, ctx)
     parse = decoder.parse_problem(present, j)
-    if ctx.texts:
+    if early:
+        assert list(early) == list(ctx.texts), "texts staged in a different order"
+    elif ctx.texts:
         parsed = parsed.select("*", *[v.alias(k) for k, v in ctx.texts.items()])
     parsed = parsed.select(
         "*",
@@ -112,6 +117,23 @@ def _decode_json(
         key_type=ctx.key_type,
         row_type=ctx.row_type,
     )
+
+
+def _texts_over_parse(
+    decoder: JsonDecoder, parse_expr: Column, key_text: Column | None, ctx: Context
+) -> dict[str, Column]:
+    """The wire texts of a format that does not explode rows, written over the parse itself.
+
+    They then come out of the parse projection, where Spark computes the parse once for all of
+    them and compiles each into a method of its own, instead of adding their code to the
+    decode stage's generated method (which must stay under the JIT's 8,000-byte limit). The
+    feed is built a second time over the parse only to collect the texts; they are staged in
+    the same order, under the same names, as in the real feed."""
+    if type(decoder).explode is not JsonDecoder.explode:
+        return {}
+    probe = Context(ctx.contract)
+    decoder.feed(parse_expr, key_text, probe)
+    return probe.texts
 
 
 def _after_parse(
