@@ -122,14 +122,15 @@ def _decode_json(
 def _texts_over_parse(
     decoder: JsonDecoder, parse_expr: Column, key_text: Column | None, ctx: Context
 ) -> dict[str, Column]:
-    """The wire texts of a format that does not explode rows, written over the parse itself.
+    """The wire texts of a format that takes them from the parse (``texts_from_parse``),
+    written over the parse itself.
 
     They then come out of the parse projection, where Spark computes the parse once for all of
     them and compiles each into a method of its own, instead of adding their code to the
     decode stage's generated method (which must stay under the JIT's 8,000-byte limit). The
     feed is built a second time over the parse only to collect the texts; they are staged in
     the same order, under the same names, as in the real feed."""
-    if type(decoder).explode is not JsonDecoder.explode:
+    if not decoder.texts_from_parse:
         return {}
     probe = Context(ctx.contract)
     decoder.feed(parse_expr, key_text, probe)

@@ -62,6 +62,10 @@ class JsonDecoder:
 
     #: Whether a row of this format may hold a Kafka key to decode.
     uses_key: bool = True
+    #: Whether the wire texts its text rules read can be computed in the parse projection:
+    #: only for a format that does not explode rows and whose texts hold no second
+    #: ``from_json`` (inside one, Spark would evaluate the message's parse again).
+    texts_from_parse: bool = False
 
     def wire_schema(self, ctx: Context) -> StructType:
         raise NotImplementedError
@@ -346,6 +350,7 @@ class ArcionS3Json(JsonDecoder):
     """Arcion S3 JSON: string images, the literal ``"null"``, and ``exists`` flags."""
 
     uses_key = False
+    texts_from_parse = True
     #: The text that stands for SQL NULL in an image.
     null_text = "null"
 
@@ -681,6 +686,7 @@ class ShareplexJson(JsonDecoder):
     out are null."""
 
     uses_key = False
+    texts_from_parse = True
 
     def wire_schema(self, ctx: Context) -> StructType:
         text_map = MapType(S, S)
