@@ -302,19 +302,22 @@ class RegistryStore:
         return None if row is None else str(row[0])
 
     def _effective(self, db: sqlite3.Connection, scope: str, subject: str, default: str) -> str:
-        return self._setting(db, scope, subject) or self._setting(db, scope, GLOBAL) or default
+        """The subject's value, else the global one, else ``default``."""
+        for holder in (subject,) if subject == GLOBAL else (subject, GLOBAL):
+            found = self._setting(db, scope, holder)
+            if found:
+                return found
+        return default
 
     def _get_setting(self, kind: _SettingKind, subject: str | None, default_to_global: bool) -> str:
         """``kind``'s value for ``subject`` (its error code when unset, unless
         ``default_to_global``), or the global value when ``subject`` is None."""
         with self._read() as db:
-            if subject is None:
-                return self._setting(db, kind.scope, GLOBAL) or kind.default
+            if subject is None or default_to_global:
+                return self._effective(db, kind.scope, subject or GLOBAL, kind.default)
             found = self._setting(db, kind.scope, subject)
-            if found is not None:
-                return found
-            if default_to_global:
-                return self._setting(db, kind.scope, GLOBAL) or kind.default
+        if found is not None:
+            return found
         raise RegistryError(
             kind.unconfigured_code,
             f"Subject '{subject}' does not have subject-level {kind.scope} configured",
