@@ -47,6 +47,9 @@ from spark_bindings.feed import (
 CORRUPT_COL: Final = "_corrupt_record"
 BAD_JSON_COL: Final = "__cdc_bad_json"
 NOT_JSON: Final = "is not valid JSON for the contract's wire schema (malformed or a wrong type)"
+#: ``from_json`` options of every message parse: a malformed message is kept, its text in
+#: ``CORRUPT_COL``.
+PARSE_OPTIONS: Final = {"mode": "PERMISSIVE", "columnNameOfCorruptRecord": CORRUPT_COL}
 
 S = StringType()
 L = LongType()
@@ -84,10 +87,12 @@ class JsonDecoder:
 
     # --- shared ------------------------------------------------------------------------------
 
+    def parse_schema(self, ctx: Context) -> StructType:
+        """The wire schema plus the column that holds a message that did not parse."""
+        return self.wire_schema(ctx).add(CORRUPT_COL, S)
+
     def parse(self, text: Column, ctx: Context) -> Column:
-        schema = self.wire_schema(ctx).add(CORRUPT_COL, S)
-        options = {"mode": "PERMISSIVE", "columnNameOfCorruptRecord": CORRUPT_COL}
-        return F.from_json(text, schema, options)
+        return F.from_json(text, self.parse_schema(ctx), PARSE_OPTIONS)
 
     def parse_problem(self, present: Column, j: Column) -> Problem:
         """The message (``present``: not a tombstone) did not parse."""
@@ -170,8 +175,7 @@ def payload_only(text: Column, tail: Column, inner: StructType, whole: Column) -
     schema = StructType(
         [StructField(_SPAN, inner), StructField(_END, LongType()), StructField(CORRUPT_COL, S)]
     )
-    options = {"mode": "PERMISSIVE", "columnNameOfCorruptRecord": CORRUPT_COL}
-    quick = F.from_json(wrapped, schema, options)
+    quick = F.from_json(wrapped, schema, PARSE_OPTIONS)
     top_level = (
         (F.octet_length(tail) < F.octet_length(text))
         & quick[CORRUPT_COL].isNull()
@@ -242,8 +246,7 @@ class ConnectEnvelope(JsonDecoder):
         whole = super().parse(text, ctx)
         if not self.has_schema_half(ctx):
             return whole
-        inner = self.wire_schema(ctx).add(CORRUPT_COL, S)
-        return payload_only(text, F.col(PAYLOAD_TAIL_COL), inner, whole)
+        return payload_only(text, F.col(PAYLOAD_TAIL_COL), self.parse_schema(ctx), whole)
 
     def prepare(self, df: DataFrame, text: Column, ctx: Context) -> DataFrame:
         if not self.has_schema_half(ctx):
