@@ -13,12 +13,16 @@ from contracts.errors import UnknownFormatError
 from spark_bindings.context import Context
 from spark_bindings.expressions import Problem
 from spark_bindings.feed import PARSED_COL, Feed, finish
+from spark_bindings.frame import Frame, StepCache, replay
 from spark_bindings.json_formats import JSON_DECODERS, JsonDecoder
 from spark_bindings.schema import as_contract
 
 #: Working columns: the message did not parse; the message was present (not a tombstone).
 UNPARSED_COL = "__cdc_unparsed"
 PRESENT_COL = "__cdc_present"
+
+#: The recorded steps of recent JSON decodes, per contract and input columns.
+_STEPS = StepCache()
 
 
 def decode_changes(
@@ -47,23 +51,45 @@ def decode_changes(
     if wants_avro(ctx.contract, options):
         return decode_avro(df, ctx, value_col, key_col, drop_control_records, **options)
     if name in JSON_DECODERS:
-        return _decode_json(df, ctx, JSON_DECODERS[name], value_col, key_col, drop_control_records)
+        key = _steps_key(df, ctx, value_col, key_col, drop_control_records)
+        steps = _STEPS.get(key)
+        if steps is None:
+            decoder = JSON_DECODERS[name]
+            built = _decode_json(Frame(df), ctx, decoder, value_col, key_col, drop_control_records)
+            _STEPS.put(key, built.steps)
+            return built.df
+        return replay(steps, df)
     raise UnknownFormatError(f"the Spark bindings cannot decode format {name!r} yet")
 
 
-def passthrough_columns(df: DataFrame, value_col: str, key_col: str) -> list[str]:
+def passthrough_columns(df: DataFrame | Frame, value_col: str, key_col: str) -> list[str]:
     """The input columns kept unchanged: all but the raw key and value."""
     return [c for c in df.columns if c not in (value_col, key_col)]
 
 
+def _steps_key(
+    df: DataFrame, ctx: Context, value_col: str, key_col: str, drop_control_records: bool
+) -> tuple[object, ...]:
+    """What a recorded decode depends on: the contract, the input's columns and types, the
+    options, and the Spark application whose JVM holds the recorded expressions."""
+    return (
+        ctx.contract.model_dump_json(),
+        tuple(df.dtypes),
+        value_col,
+        key_col,
+        drop_control_records,
+        df.sparkSession.sparkContext.applicationId,
+    )
+
+
 def _decode_json(
-    df: DataFrame,
+    df: Frame,
     ctx: Context,
     decoder: JsonDecoder,
     value_col: str,
     key_col: str,
     drop_control_records: bool,
-) -> DataFrame:
+) -> Frame:
     keep = passthrough_columns(df, value_col, key_col)
     text = F.col(_q(value_col)).cast("string")
     has_key = decoder.uses_key and key_col in df.columns
@@ -81,7 +107,7 @@ def _decode_json(
         parse_expr.alias(PARSED_COL),
         *[v.alias(k) for k, v in early.items()],
     )
-    parsed = decoder.explode(parsed, F.col(PARSED_COL))
+    parsed = decoder.explode(parsed, F.col(PARSED_COL), ctx)
     j = F.col(PARSED_COL)
     present = F.col(PRESENT_COL)
     feed = decoder.feed(j, key_text, ctx)

@@ -18,12 +18,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
-from pyspark.sql import Column, DataFrame
+from pyspark.sql import Column
 from pyspark.sql import functions as F
 from pyspark.sql.types import ArrayType, DataType, MapType, StringType, StructField, StructType
 
 from contracts.events import OPS
 from spark_bindings.expressions import Problem, error_text
+from spark_bindings.frame import Frame
 
 #: The canonical columns, in output order (before the passed-through input columns).
 CANONICAL: Final = ("op", "table", "key", "before", "after", "ts_ms", "source_ts_ms", "position")
@@ -104,14 +105,14 @@ def unknown_op_problem(op: Column, code: Column, control: Column, path: str) -> 
 
 
 def finish(
-    df: DataFrame,
+    df: Frame,
     feed: Feed,
     passthrough: Sequence[str],
     *,
     drop_control_records: bool,
     key_type: DataType,
     row_type: DataType,
-) -> DataFrame:
+) -> Frame:
     """The output DataFrame: canonical columns, passed-through columns, ``_control``, ``_error``."""
     key_type, row_type = all_nullable(key_type), all_nullable(row_type)
     # Stage 1: every canonical part and the error text as their own columns, so that later

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Final
 
-from pyspark.sql import Column, DataFrame
+from pyspark.sql import Column
 from pyspark.sql import functions as F
 from pyspark.sql.types import (
     ArrayType,
@@ -43,6 +43,7 @@ from spark_bindings.feed import (
     position_map,
     table_struct,
 )
+from spark_bindings.frame import Frame
 
 CORRUPT_COL: Final = "_corrupt_record"
 BAD_JSON_COL: Final = "__cdc_bad_json"
@@ -73,12 +74,12 @@ class JsonDecoder:
     def wire_schema(self, ctx: Context) -> StructType:
         raise NotImplementedError
 
-    def prepare(self, df: DataFrame, text: Column, ctx: Context) -> DataFrame:
+    def prepare(self, df: Frame, text: Column, ctx: Context) -> Frame:
         """Working columns the parse reads, computed by generated code before it (none but for
         Connect envelopes)."""
         return df
 
-    def explode(self, df: DataFrame, parsed: Column) -> DataFrame:
+    def explode(self, df: Frame, parsed: Column, ctx: Context) -> Frame:
         """One row per change (identity for every format but Canal)."""
         return df
 
@@ -220,11 +221,10 @@ class ConnectEnvelope(JsonDecoder):
             return env
         return StructType([StructField("payload", env)])
 
-    def explode(self, df: DataFrame, parsed: Column) -> DataFrame:
+    def explode(self, df: Frame, parsed: Column, ctx: Context) -> Frame:
         """Envelope fields as columns; the parsed struct is dropped (fewer nested fields keep
         the plan under Spark's whole-stage-codegen field limit)."""
-        top = df.select(parsed.alias("p")).schema["p"].dataType
-        assert isinstance(top, StructType)
+        top = self.parse_schema(ctx)
         env = parsed["payload"] if "payload" in top.fieldNames() else parsed
         names = [f.name for f in top.fields if f.name not in ("payload", CORRUPT_COL)]
         if "payload" in top.fieldNames():
@@ -248,7 +248,7 @@ class ConnectEnvelope(JsonDecoder):
             return whole
         return payload_only(text, F.col(PAYLOAD_TAIL_COL), self.parse_schema(ctx), whole)
 
-    def prepare(self, df: DataFrame, text: Column, ctx: Context) -> DataFrame:
+    def prepare(self, df: Frame, text: Column, ctx: Context) -> Frame:
         if not self.has_schema_half(ctx):
             return df
         return df.select("*", payload_tail(text).alias(PAYLOAD_TAIL_COL))
@@ -455,7 +455,7 @@ class CanalJson(JsonDecoder):
             type=S,
         )
 
-    def explode(self, df: DataFrame, parsed: Column) -> DataFrame:
+    def explode(self, df: Frame, parsed: Column, ctx: Context) -> Frame:
         rows = F.when(
             F.size(parsed["data"]) > 0, F.sequence(F.lit(0), F.size(parsed["data"]) - 1)
         ).when(F.size(parsed["old"]) > 0, F.sequence(F.lit(0), F.size(parsed["old"]) - 1))
@@ -579,13 +579,11 @@ class CdlHeartbeats(ConnectEnvelope):
         schema = super().wire_schema(ctx)
         return schema.add(HEARTBEAT_FIELD, S) if "payload" in schema.fieldNames() else schema
 
-    def explode(self, df: DataFrame, parsed: Column) -> DataFrame:
-        top = df.select(parsed.alias("p")).schema["p"].dataType
-        assert isinstance(top, StructType)
+    def explode(self, df: Frame, parsed: Column, ctx: Context) -> Frame:
         beat = F.lit(None).cast("string")
-        if "payload" in top.fieldNames():
+        if "payload" in self.parse_schema(ctx).fieldNames():
             beat = F.when(parsed["payload"].isNull(), parsed[HEARTBEAT_FIELD])
-        return super().explode(df.select("*", beat.alias(TOP_HEARTBEAT_COL)), parsed)
+        return super().explode(df.select("*", beat.alias(TOP_HEARTBEAT_COL)), parsed, ctx)
 
     def heartbeat(self, j: Column) -> Column:
         f = self.field
