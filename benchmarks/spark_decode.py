@@ -11,12 +11,14 @@ typed row columns and written to Spark's ``noop`` sink:
 
 Each variant's DataFrame is built once, as a job builds it, and executed ``--warmup`` times
 over the whole data set (the JVM's JIT needs a few full passes: a first pass is 2-5x slower
-than the fifth), then ``--repeat`` times; the best time counts. Every execution is a new query:
-Spark analyzes, optimizes and generates code for it each time, as for each micro-batch of a
-stream. Building the DataFrame is reported apart, in milliseconds: ``decode_changes``'s first
-call for a contract (thousands of Py4J calls) and a later call with the same contract and
-input columns (which replays the recorded steps), and the hand-written ``from_json``'s build. Besides wall-clock throughput, the JVM's CPU time per message is reported for the
-two JVM-only variants (less sensitive to other load on the machine). Run::
+than the fifth), then ``--repeat`` times, the variants taking turns; the best time counts.
+Every execution is a new query: Spark analyzes, optimizes and generates code for it each time,
+as for each micro-batch of a stream. Building the DataFrame is reported apart, in
+milliseconds: ``decode_changes``'s first call for a contract (thousands of Py4J calls), a
+later call with the same contract and input columns (which replays the recorded steps), and
+the hand-written ``from_json``'s build. Besides wall-clock throughput, the JVM's CPU time per
+message is reported for the two JVM-only variants (less sensitive to other load on the
+machine). Run::
 
     .venv/bin/python -m benchmarks.spark_decode --n 200000
 """
@@ -323,25 +325,30 @@ def measure(spark: SparkSession, fmt: str, n: int, repeat: int, warmup: int) -> 
     cpu = jvm_cpu_seconds(spark)
     result: dict[str, Any] = {"format": fmt, "messages": n, "mb": size / 1e6}
     decode._STEPS.clear()
+    built: dict[str, DataFrame] = {}
     for name, variant in VARIANTS.items():
         # Building the DataFrame is a one-time cost per job, reported apart: the first call
         # (decode_changes records its steps), then a second call (decode_changes replays them).
         start = time.perf_counter()
-        out = variant(df, c)
+        built[name] = variant(df, c)
         result[f"{name}_build_s"] = time.perf_counter() - start
         start = time.perf_counter()
         variant(df, c)
         result[f"{name}_rebuild_s"] = time.perf_counter() - start
         for _ in range(warmup):
-            out.write.format("noop").mode("overwrite").save()
-        best, best_cpu = float("inf"), float("inf")
-        for _ in range(repeat):
+            built[name].write.format("noop").mode("overwrite").save()
+    # The timed passes take turns, so a change in the machine's load hits every variant alike.
+    best = dict.fromkeys(built, float("inf"))
+    best_cpu = dict.fromkeys(built, float("inf"))
+    for _ in range(repeat):
+        for name, out in built.items():
             start, start_cpu = time.perf_counter(), cpu()
             out.write.format("noop").mode("overwrite").save()
-            best = min(best, time.perf_counter() - start)
-            best_cpu = min(best_cpu, cpu() - start_cpu)
-        result[name] = n / best
-        result[f"{name}_cpu_us"] = best_cpu * 1e6 / n
+            best[name] = min(best[name], time.perf_counter() - start)
+            best_cpu[name] = min(best_cpu[name], cpu() - start_cpu)
+    for name in built:
+        result[name] = n / best[name]
+        result[f"{name}_cpu_us"] = best_cpu[name] * 1e6 / n
     df.unpersist()
     return result
 
@@ -349,7 +356,7 @@ def measure(spark: SparkSession, fmt: str, n: int, repeat: int, warmup: int) -> 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=200_000)
-    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--warmup", type=int, default=3)
     parser.add_argument("--formats", default=",".join(GENERATORS))
     args = parser.parse_args()
