@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from pyspark.errors import PySparkAttributeError
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
@@ -43,6 +44,10 @@ def decode_changes(
     streaming DataFrames. Avro-encoded topics (``dts-avro``, or ``encoding="avro"`` / the contract
     option ``value_encoding: avro`` for Confluent-framed Connect envelopes) accept ``registry=``
     (a URL, a config dict or a SchemaRegistryClient).
+
+    Building a JSON decode takes a second or two of Py4J calls; the result is kept per contract
+    and input columns (in this Spark application), so a later call, e.g. on each micro-batch in
+    ``foreachBatch``, reuses it.
     """
     from spark_bindings.avro import decode_avro, wants_avro
 
@@ -78,8 +83,17 @@ def _steps_key(
         value_col,
         key_col,
         drop_control_records,
-        df.sparkSession.sparkContext.applicationId,
+        _application(df),
     )
+
+
+def _application(df: DataFrame) -> str | None:
+    """The Spark application of ``df`` (None on Spark Connect, whose Columns hold no JVM
+    objects)."""
+    try:
+        return df.sparkSession.sparkContext.applicationId
+    except PySparkAttributeError:
+        return None
 
 
 def _decode_json(
