@@ -1,7 +1,7 @@
 """A DataFrame under construction that remembers how it was made from its input.
 
 Building a decode issues thousands of Py4J calls (every Column operator is one or more round
-trips to the JVM): 1-2 s for a contract of a dozen columns, paid again by every call of
+trips to the JVM): 1-3 s for a contract of a dozen columns, paid again by every call of
 ``decode_changes`` — in ``foreachBatch``, once per micro-batch. The decoders only ever select
 and filter, so :class:`Frame` records those steps; ``decode_changes`` keeps the steps per
 contract and replays them on the next DataFrame with the same columns, reusing the Column
