@@ -224,13 +224,8 @@ class ConnectEnvelope(JsonDecoder):
     def explode(self, df: Frame, parsed: Column, ctx: Context) -> Frame:
         """Envelope fields as columns; the parsed struct is dropped (fewer nested fields keep
         the plan under Spark's whole-stage-codegen field limit)."""
-        top = self.parse_schema(ctx)
-        env = parsed["payload"] if "payload" in top.fieldNames() else parsed
-        names = [f.name for f in top.fields if f.name not in ("payload", CORRUPT_COL)]
-        if "payload" in top.fieldNames():
-            inner = top["payload"].dataType
-            assert isinstance(inner, StructType)
-            names = inner.fieldNames()
+        env = parsed["payload"] if self.has_schema_half(ctx) else parsed
+        names = self.envelope_type(ctx).fieldNames()
         keep = [F.col(f"`{c}`") for c in df.columns if c != PARSED_COL]
         bad = parsed.isNull() | parsed[CORRUPT_COL].isNotNull()
         return df.select(
@@ -581,7 +576,7 @@ class CdlHeartbeats(ConnectEnvelope):
 
     def explode(self, df: Frame, parsed: Column, ctx: Context) -> Frame:
         beat = F.lit(None).cast("string")
-        if "payload" in self.parse_schema(ctx).fieldNames():
+        if self.has_schema_half(ctx):
             beat = F.when(parsed["payload"].isNull(), parsed[HEARTBEAT_FIELD])
         return super().explode(df.select("*", beat.alias(TOP_HEARTBEAT_COL)), parsed, ctx)
 
