@@ -316,13 +316,26 @@ def decode_json_value(wire: Column, schema: ConnectSchema, target: DataType, pat
 # The same rules as the core's text decoders (contracts/formats/_typing.py TEXT_DECODERS, and
 # Canal's variant in canal_json.canal_text_decoders), written as Spark expressions.
 
+#: Stripped around a text value before it is decoded (the core's TEXT_WHITESPACE).
+_WHITESPACE: Final = " \t\n\r\f\v"
+# The core's grammars (contracts/formats/_typing.py). Each rule is one regular expression and a
+# cast: compact generated code matters more than the match's cost, since every column's rule
+# lands in one generated method, which the JIT leaves interpreted above 8,000 bytes.
 _INT_TEXT: Final = r"^[+-]?(0|[1-9][0-9]*)$"
-_DATE_TEXT: Final = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"
+_DATE_TEXT: Final = r"^(?!0000)[0-9]{4}-[0-9]{2}-[0-9]{2}$"
 _TIMESTAMP_TEXT: Final = (
-    r"^[0-9]{4}-[0-9]{2}-[0-9]{2}[ T][0-9]{2}:[0-9]{2}(:[0-9]{2}(\.[0-9]{1,9})?)?"
+    r"^[0-9]{4}-[0-9]{2}-[0-9]{2}[ T][0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?"
     r"(Z|[+-][0-9]{2}(:?[0-9]{2})?)?$"
 )
+_ZONE_TEXT: Final = r"(Z|[+-][0-9]{2}(:?[0-9]{2})?)$"
 _ZERO_DATE: Final = "0000-00-00"
+
+
+def decimal_text_pattern(scale: int) -> str:
+    """Plain decimal notation with at most ``scale`` digits after the point."""
+    if scale == 0:
+        return r"^[+-]?[0-9]+\.?$"
+    return rf"^[+-]?([0-9]+(\.[0-9]{{0,{scale}}})?|\.[0-9]{{1,{scale}}})$"
 
 
 @dataclass(frozen=True)
@@ -347,32 +360,44 @@ CANAL_TEXT: Final = TextDialect(
 )
 
 
+def stripped(wire: Column) -> Column:
+    """The text without the ASCII whitespace around it."""
+    return F.trim(wire, F.lit(_WHITESPACE))
+
+
 def _text_bool(wire: Column, d: TextDialect) -> Column:
-    text = F.lower(F.trim(wire)) if d.lower_booleans else wire
+    text = F.lower(stripped(wire)) if d.lower_booleans else wire
     return F.when(text.isin(*d.true_texts), F.lit(True)).when(
         text.isin(*d.false_texts), F.lit(False)
     )
 
 
 def _text_int(wire: Column, target: DataType) -> Column:
-    trimmed = F.trim(wire)
-    return F.when(trimmed.rlike(_INT_TEXT), trimmed.try_cast(target))
+    """``[+-]?(0|[1-9][0-9]*)`` in the target's range."""
+    text = stripped(wire)
+    return F.when(text.rlike(_INT_TEXT), text.try_cast(target))
 
 
 def _text_decimal(wire: Column, schema: ConnectSchema, target: DataType) -> Column:
-    trimmed = F.trim(wire)
-    fraction = F.regexp_extract(trimmed, r"\.([0-9]*)$", 1)
-    fits = F.length(fraction) <= F.lit(decimal_scale(schema))
-    return F.when(fits, trimmed.try_cast(target))
+    """Plain notation, at most the column's scale after the point, in its precision."""
+    text = stripped(wire)
+    return F.when(text.rlike(decimal_text_pattern(decimal_scale(schema))), text.try_cast(target))
 
 
-def _text_timestamp(wire: Column, d: TextDialect) -> Column:
-    trimmed = F.trim(wire)
-    ok = trimmed.rlike(_TIMESTAMP_TEXT)
-    has_zone = trimmed.rlike(r"(Z|[+-][0-9]{2}(:?[0-9]{2})?)$")
-    as_utc = F.concat(F.regexp_replace(trimmed, " ", "T"), F.lit("Z")).try_cast("timestamp")
-    zoneless = as_utc if d.time_zone == "UTC" else F.to_utc_timestamp(as_utc, d.time_zone)
-    return F.when(ok, F.when(has_zone, trimmed.try_cast("timestamp")).otherwise(zoneless))
+def _text_date(wire: Column) -> Column:
+    """``yyyy-MM-dd``, a real calendar date from year 1 on."""
+    text = stripped(wire)
+    return F.when(text.rlike(_DATE_TEXT), text.try_cast("date"))
+
+
+def _text_timestamp(wire: Column, time_zone: str) -> Column:
+    """``yyyy-MM-dd[ T]HH:mm:ss[.f{1,9}][zone]``; without a zone, wall-clock time in
+    ``time_zone``."""
+    text = stripped(wire)
+    as_utc = F.concat(text, F.lit("Z")).try_cast("timestamp")
+    zoneless = as_utc if time_zone == "UTC" else F.to_utc_timestamp(as_utc, time_zone)
+    value = F.when(text.rlike(_ZONE_TEXT), text.try_cast("timestamp")).otherwise(zoneless)
+    return F.when(text.rlike(_TIMESTAMP_TEXT), value)
 
 
 def _zero_or(rule: Callable[[Column], Column], d: TextDialect) -> Callable[[Column], Column]:
@@ -383,7 +408,7 @@ def _zero_or(rule: Callable[[Column], Column], d: TextDialect) -> Callable[[Colu
 
 def _zero_date(wire: Column) -> Column:
     """MySQL's zero date (``0000-00-00``, with or without a time)."""
-    return F.startswith(F.trim(wire), F.lit(_ZERO_DATE))
+    return F.startswith(stripped(wire), F.lit(_ZERO_DATE))
 
 
 def text_rule(
@@ -395,11 +420,12 @@ def text_rule(
     if kind == "decimal" and isinstance(target, DecimalType):
         return lambda w: _text_decimal(w, schema, target)
     if kind == "date":
-        return _zero_or(
-            lambda w: F.when(F.trim(w).rlike(_DATE_TEXT), F.trim(w).try_cast("date")), d
-        )
-    if kind in ("timestamp", "zoned-timestamp"):
-        return _zero_or(lambda w: _text_timestamp(w, d), d)
+        return _zero_or(_text_date, d)
+    if kind == "zoned-timestamp":
+        return _zero_or(lambda w: _text_timestamp(w, d.time_zone), d)
+    if kind == "timestamp":
+        # a wall-clock value (MySQL DATETIME): UTC whatever the dialect's time zone
+        return _zero_or(lambda w: _text_timestamp(w, "UTC"), d)
     if kind == "time":
         return text_time_of_day
     if kind == "year":

@@ -29,7 +29,7 @@ from contracts.contract import Contract, contract_from_schema
 from contracts.errors import DecodeError, InputError
 from contracts.events import TableId
 from contracts.formats.base import InferOptions, Violation
-from contracts.logical import DECIMAL_NAME, PRECISION_PARAM, decimal_scale
+from contracts.logical import DECIMAL_NAME, PRECISION_PARAM, decimal_precision, decimal_scale
 from contracts.schema import ConnectSchema, json_kind, primitive, struct
 
 MAX_DECIMAL_PRECISION: Final = 38
@@ -57,6 +57,16 @@ _TIMESTAMP_RE: Final = re.compile(
     r"(?:\.([0-9]{1,9}))?(Z|[+-][0-9]{2}:?[0-9]{2})?"
 )
 _BOOLEANS: Final = {"true": True, "false": False, "TRUE": True, "FALSE": False}
+#: What a text value may carry around it (ASCII whitespace, stripped before decoding).
+TEXT_WHITESPACE: Final = " \t\n\r\f\v"
+# The grammars a text value must match to decode (the Spark bindings apply the same ones):
+# a decimal in plain notation; a timestamp with seconds, up to nine fraction digits and an
+# optional UTC offset.
+_DECIMAL_TEXT_RE: Final = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)")
+_TIMESTAMP_TEXT_RE: Final = re.compile(
+    r"[0-9]{4}-[0-9]{2}-[0-9]{2}[ T][0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]{1,9})?"
+    r"(?:Z|[+-][0-9]{2}(?::?[0-9]{2})?)?"
+)
 
 
 # --- schemas for inferred types ---------------------------------------------------------------
@@ -305,7 +315,10 @@ class RowTypes:
 
 
 def parse_timestamp_text(text: str) -> dt.datetime:
-    """``yyyy-MM-dd[ T]HH:mm:ss[.f{1,9}][zone]`` → datetime (fractions beyond micros cut)."""
+    """``yyyy-MM-dd[ T]HH:mm:ss[.f{1,9}][zone]`` → datetime (fractions beyond micros cut);
+    ValueError for any other text."""
+    if not _TIMESTAMP_TEXT_RE.fullmatch(text):
+        raise ValueError(f"{text!r} is not a timestamp text")
     head, sep, rest = text.replace(" ", "T", 1).partition(".")
     if sep:
         digits = len(rest) - len(rest.lstrip("0123456789"))
@@ -323,9 +336,10 @@ def _fail(text: str, what: str) -> DecodeError:
 
 def _text_int(bounds: tuple[int, int], what: str) -> Callable[[str, ConnectSchema], int]:
     def decode(text: str, _schema: ConnectSchema) -> int:
-        if not _INT_RE.fullmatch(text.strip()):
+        stripped = text.strip(TEXT_WHITESPACE)
+        if not _INT_RE.fullmatch(stripped):
             raise _fail(text, f"an integer ({what})")
-        n = int(text)
+        n = int(stripped)
         if not bounds[0] <= n <= bounds[1]:
             raise _fail(text, f"in the {what} range")
         return n
@@ -348,31 +362,35 @@ def _text_bool(text: str, _schema: ConnectSchema) -> bool:
 
 
 def _text_decimal(text: str, schema: ConnectSchema) -> decimal.Decimal:
-    try:
-        value = decimal.Decimal(text.strip())
-    except decimal.InvalidOperation:
-        raise _fail(text, "a decimal number") from None
-    if not value.is_finite():
-        raise _fail(text, "a finite decimal number")
+    stripped = text.strip(TEXT_WHITESPACE)
+    if not _DECIMAL_TEXT_RE.fullmatch(stripped):
+        raise _fail(text, "a decimal number")
+    value = decimal.Decimal(stripped)
     scale = decimal_scale(schema)
     exponent = value.as_tuple().exponent
     if isinstance(exponent, int) and -exponent > scale:
         raise _fail(text, f"a decimal with scale <= {scale}")
+    precision = decimal_precision(schema)
+    if precision is not None and abs(value) >= decimal.Decimal(10) ** (precision - scale):
+        raise _fail(text, f"in the range of decimal({precision},{scale})")
     return value
 
 
 def _text_date(text: str, _schema: ConnectSchema) -> dt.date:
     try:
-        return dt.date.fromisoformat(text.strip())
+        stripped = text.strip(TEXT_WHITESPACE)
+        if not _DATE_RE.fullmatch(stripped):
+            raise ValueError(stripped)
+        return dt.date.fromisoformat(stripped)
     except ValueError:
         raise _fail(text, "a date (yyyy-MM-dd)") from None
 
 
 def _text_timestamp(text: str, _schema: ConnectSchema) -> dt.datetime:
     try:
-        parsed = parse_timestamp_text(text.strip())
+        parsed = parse_timestamp_text(text.strip(TEXT_WHITESPACE))
     except ValueError:
-        raise _fail(text, "a timestamp (yyyy-MM-dd HH:mm:ss[.f])") from None
+        raise _fail(text, "a timestamp (yyyy-MM-dd HH:mm:ss[.f][zone])") from None
     # zone-less timestamps are wall-clock values, represented as UTC (as Debezium does)
     return parsed if parsed.tzinfo else parsed.replace(tzinfo=dt.UTC)
 
@@ -383,7 +401,7 @@ def _text_zoned(text: str, schema: ConnectSchema) -> dt.datetime:
 
 def _text_time(text: str, _schema: ConnectSchema) -> dt.time:
     try:
-        return dt.time.fromisoformat(text.strip())
+        return dt.time.fromisoformat(text.strip(TEXT_WHITESPACE))
     except ValueError:
         raise _fail(text, "a time of day (HH:mm:ss[.f])") from None
 

@@ -37,6 +37,7 @@ from contracts.formats._typing import (
     JSON_NAME,
     MICRO_TIME_NAME,
     TEXT_DECODERS,
+    TEXT_WHITESPACE,
     YEAR_NAME,
     ZONED_TIMESTAMP_NAME,
     RowCodec,
@@ -246,7 +247,7 @@ _CANAL_BOOLEANS: Final = {"1": True, "0": False, "true": True, "false": False}
 
 
 def _canal_bool(text: str, _schema: ConnectSchema) -> bool:
-    found = _CANAL_BOOLEANS.get(text.strip().lower())
+    found = _CANAL_BOOLEANS.get(text.strip(TEXT_WHITESPACE).lower())
     if found is None:
         raise DecodeError(f"{text!r} is not a boolean (1/0/true/false)")
     return found
@@ -267,7 +268,7 @@ def _zero_or(decode: TextDecoder) -> TextDecoder:
     """MySQL zero dates ('0000-00-00 ...') decode to None, as Debezium does."""
 
     def wrapped(text: str, schema: ConnectSchema) -> Any:
-        if _ZERO_DATE.match(text):
+        if _ZERO_DATE.match(text.strip(TEXT_WHITESPACE)):
             return None
         return decode(text, schema)
 
@@ -277,9 +278,11 @@ def _zero_or(decode: TextDecoder) -> TextDecoder:
 def _zoned_in(zone: dt.tzinfo) -> TextDecoder:
     def decode(text: str, _schema: ConnectSchema) -> dt.datetime:
         try:
-            parsed = parse_timestamp_text(text.strip())
+            parsed = parse_timestamp_text(text.strip(TEXT_WHITESPACE))
         except ValueError:
-            raise DecodeError(f"{text!r} is not a timestamp (yyyy-MM-dd HH:mm:ss[.f])") from None
+            raise DecodeError(
+                f"{text!r} is not a timestamp (yyyy-MM-dd HH:mm:ss[.f][zone])"
+            ) from None
         if parsed.tzinfo is None:
             parsed = parsed.replace(tzinfo=zone)
         return parsed.astimezone(dt.UTC)
