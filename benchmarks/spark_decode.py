@@ -107,7 +107,14 @@ def handwritten(df: DataFrame, c: Contract) -> DataFrame:
                 ),
             ]
         )
-        j = F.from_json(text, T.StructType([T.StructField("payload", payload)]))["payload"]
+        # parsed once into a column: read inside CASE WHEN branches, an inline from_json
+        # would be evaluated again for every field
+        parsed = df.select(
+            F.from_json(text, T.StructType([T.StructField("payload", payload)]))["payload"].alias(
+                "j"
+            )
+        )
+        j = F.col("j")
         image = lambda side: F.when(  # noqa: E731
             j[side].isNotNull(),
             F.struct(
@@ -121,7 +128,7 @@ def handwritten(df: DataFrame, c: Contract) -> DataFrame:
         position = F.create_map(
             *[x for n in ("file", "pos", "row", "gtid") for x in (F.lit(n), source[n])]
         )
-        return df.select(
+        return parsed.select(
             j["op"].alias("op"),
             F.struct(
                 j["source"]["db"].alias("database"),
