@@ -52,8 +52,11 @@ from contracts.formats import get_format
 from contracts.formats.base import InferOptions, Message
 from contracts.logical import decimal_scale, lookup
 from spark_bindings import decode, decode_changes, spark_schema
+from spark_bindings.feed import CANONICAL
 
 Variant = Callable[[DataFrame, Contract], DataFrame]
+#: The Debezium MySQL source fields that make the position.
+MYSQL_POSITION = ("file", "pos", "row", "gtid")
 
 
 # --- hand-written, Spark-native baselines -----------------------------------------------------
@@ -98,10 +101,7 @@ def handwritten(df: DataFrame, c: Contract) -> DataFrame:
                 T.StructField(
                     "source",
                     T.StructType(
-                        [
-                            T.StructField(n, T.StringType())
-                            for n in ("db", "table", "file", "pos", "row", "gtid")
-                        ]
+                        [T.StructField(n, T.StringType()) for n in ("db", "table", *MYSQL_POSITION)]
                         + [T.StructField("ts_ms", T.LongType())]
                     ),
                 ),
@@ -125,9 +125,7 @@ def handwritten(df: DataFrame, c: Contract) -> DataFrame:
             ),
         )
         source = j["source"]
-        position = F.create_map(
-            *[x for n in ("file", "pos", "row", "gtid") for x in (F.lit(n), source[n])]
-        )
+        position = F.create_map(*[x for n in MYSQL_POSITION for x in (F.lit(n), source[n])])
         return parsed.select(
             j["op"].alias("op"),
             F.struct(
@@ -342,6 +340,9 @@ def python_udf(df: DataFrame, c: Contract) -> DataFrame:
     def key_of(image: Any) -> Any:
         return tuple(image[i] for i in key_at) if image and key_at else None
 
+    def row_of(values: dict[str, Any], leaves: list[Callable[[Any], Any]]) -> tuple[Any, ...]:
+        return tuple(fn(values.get(n)) for n, fn in zip(names, leaves, strict=True))
+
     fmt = c.format
     if fmt == "debezium-json":
         leaves = [_python_leaf(f) for f in c.row_schema.fields or ()]
@@ -351,11 +352,7 @@ def python_udf(df: DataFrame, c: Contract) -> DataFrame:
             after, before = _img(p, "after"), _img(p, "before")
             source = p.get("source") or {}
             table = (source.get("db"), None, source.get("table"))
-            position = {
-                k: str(source[k])
-                for k in ("file", "pos", "row", "gtid")
-                if source.get(k) is not None
-            }
+            position = {k: str(source[k]) for k in MYSQL_POSITION if source.get(k) is not None}
             return (
                 p["op"],
                 table,
@@ -370,7 +367,7 @@ def python_udf(df: DataFrame, c: Contract) -> DataFrame:
         def _img(p: dict[str, Any], side: str) -> Any:
             if p.get(side) is None:
                 return None
-            return tuple(fn(p[side].get(n)) for n, fn in zip(names, leaves, strict=True))
+            return row_of(p[side], leaves)
 
         return df.select(F.udf(decode, out)("value").alias("r")).select("r.*")
     leaves = [_python_text(row[n].dataType) for n in names]
@@ -384,7 +381,7 @@ def python_udf(df: DataFrame, c: Contract) -> DataFrame:
             olds = m.get("old") or []
             out_rows = []
             for i, d in enumerate(m.get("data") or []):
-                image = tuple(fn(d.get(n)) for n, fn in zip(names, leaves, strict=True))
+                image = row_of(d, leaves)
                 old = olds[i] if i < len(olds) else None
                 before = after = None
                 if op == "d":
@@ -392,10 +389,7 @@ def python_udf(df: DataFrame, c: Contract) -> DataFrame:
                 else:
                     after = image
                     if old is not None:
-                        merged = {**d, **old}
-                        before = tuple(
-                            fn(merged.get(n)) for n, fn in zip(names, leaves, strict=True)
-                        )
+                        before = row_of({**d, **old}, leaves)
                 position = {"id": str(m.get("id")), "row": str(i)}
                 out_rows.append(
                     (op, table, key_of(image), before, after, m.get("ts"), m.get("es"), position)
@@ -413,9 +407,8 @@ def python_udf(df: DataFrame, c: Contract) -> DataFrame:
         name = m.get("tableName") or {}
         namespace = name.get("namespace") or {}
         table = (namespace.get("catalog"), namespace.get("schema"), name.get("name"))
-        img = lambda side: tuple(fn(m[side].get(n)) for n, fn in zip(names, leaves, strict=True))  # noqa: E731
-        before = img("before") if op != "c" else None
-        after = img("after") if op != "d" else None
+        before = row_of(m["before"], leaves) if op != "c" else None
+        after = row_of(m["after"], leaves) if op != "d" else None
         cursor = json.loads(m["cursor"])
         position = {k: None if v is None else str(v) for k, v in cursor.items()}
         return (
@@ -468,23 +461,11 @@ def jvm_cpu_seconds(spark: SparkSession) -> Callable[[], float]:
     return clock
 
 
-COMPARED: tuple[str, ...] = (
-    "op",
-    "table",
-    "key",
-    "before",
-    "after",
-    "ts_ms",
-    "source_ts_ms",
-    "position",
-)
-
-
 def check_agreement(spark: SparkSession, values: list[bytes], c: Contract) -> None:
     """Stop unless every variant yields the same rows (values, not nullability) on a sample."""
     df = spark.createDataFrame([(v,) for v in values], "value binary")
     rows = {
-        name: sorted(repr(r.asDict(True)) for r in variant(df, c).select(*COMPARED).collect())
+        name: sorted(repr(r.asDict(True)) for r in variant(df, c).select(*CANONICAL).collect())
         for name, variant in VARIANTS.items()
     }
     expected = rows["decode_changes"]

@@ -180,10 +180,15 @@ def time_of_day_text(micros: Column) -> Column:
     return F.when(valid, text)
 
 
+#: A UTC offset as ISO-8601 texts write it, and a text that ends with one.
+_OFFSET: Final = r"(Z|[+-][0-9]{2}(:?[0-9]{2})?)"
+_ZONE_TEXT: Final = _OFFSET + "$"
+
+
 def zoned_text_timestamp(text: Column) -> Column:
     """ISO-8601 text → timestamp; text without a zone is read as UTC (as Python does)."""
     trimmed = F.trim(text)
-    has_zone = trimmed.rlike(r"(Z|[+-]\d\d(:?\d\d)?)$")
+    has_zone = trimmed.rlike(_ZONE_TEXT)
     return F.when(has_zone, trimmed.try_cast("timestamp")).otherwise(
         F.concat(F.regexp_replace(trimmed, " ", "T"), F.lit("Z")).try_cast("timestamp")
     )
@@ -324,10 +329,8 @@ _WHITESPACE: Final = " \t\n\r\f\v"
 _INT_TEXT: Final = r"^[+-]?(0|[1-9][0-9]*)$"
 _DATE_TEXT: Final = r"^(?!0000)[0-9]{4}-[0-9]{2}-[0-9]{2}$"
 _TIMESTAMP_TEXT: Final = (
-    r"^[0-9]{4}-[0-9]{2}-[0-9]{2}[ T][0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?"
-    r"(Z|[+-][0-9]{2}(:?[0-9]{2})?)?$"
+    r"^[0-9]{4}-[0-9]{2}-[0-9]{2}[ T][0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?" + _OFFSET + "?$"
 )
-_ZONE_TEXT: Final = r"(Z|[+-][0-9]{2}(:?[0-9]{2})?)$"
 _ZERO_DATE: Final = "0000-00-00"
 
 
