@@ -29,7 +29,8 @@ class Context:
     ``staged`` collects leaf expressions that become their own columns before the feed is
     assembled: each decoded value is then computed once per row and referenced by name (Spark
     does not share an expression between a conditional branch and a check). ``texts`` does the
-    same one projection earlier for the wire texts that text rules read.
+    same one projection earlier for the wire values that text rules read (stripped, when the
+    rule strips), so that each is computed once.
     """
 
     contract: Contract
@@ -43,8 +44,9 @@ class Context:
         return F.col(name)
 
     def stage_text(self, expr: Column) -> Column:
-        """Make a wire text a column of the projection before the staging one: a text rule
-        reads its input several times, and each read of an expression repeats its code."""
+        """Make a value read from the wire (a text, or the parse of a nested JSON text) a
+        column of the projection before the staging one: a text rule reads its input several
+        times, and each read of an expression repeats its code and its work."""
         name = f"__cdc_t{len(self.texts)}"
         self.texts[name] = expr
         return F.col(name)
@@ -125,8 +127,9 @@ class Context:
     ) -> Decoded:
         """One column's text value decoded to its Spark type."""
         target = self.row_type[name].dataType
-        text = self.stage_text(text)
-        decoded = decode_text_value(text, self.column(name), target, path, dialect)
+        decoded = decode_text_value(
+            text, self.column(name), target, path, dialect, stage=self.stage_text
+        )
         return self.stage_decoded(decoded) if decoded.problems else decoded
 
     def key_from_image(self, image: Column) -> Column:

@@ -188,7 +188,9 @@ _ZONE_TEXT: Final = _OFFSET + "$"
 def zoned_text_timestamp(text: Column) -> Column:
     """ISO-8601 text → timestamp; text without a zone is read as UTC (as Python does)."""
     trimmed = F.trim(text)
-    has_zone = trimmed.rlike(_ZONE_TEXT)
+    # Debezium writes every ZonedTimestamp in UTC ("…Z"): that test is a byte compare, the
+    # offset pattern a scan of the whole text
+    has_zone = trimmed.endswith(F.lit("Z")) | trimmed.rlike(_ZONE_TEXT)
     return F.when(has_zone, trimmed.try_cast("timestamp")).otherwise(
         F.concat(F.regexp_replace(trimmed, " ", "T"), F.lit("Z")).try_cast("timestamp")
     )
@@ -331,6 +333,9 @@ _DATE_TEXT: Final = r"^(?!0000)[0-9]{4}-[0-9]{2}-[0-9]{2}$"
 _TIMESTAMP_TEXT: Final = (
     r"^[0-9]{4}-[0-9]{2}-[0-9]{2}[ T][0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?" + _OFFSET + "?$"
 )
+#: A text that matched _TIMESTAMP_TEXT and has no offset: only digits and the point after the
+#: seconds (one anchored pass, where searching for the offset scans every position).
+_ZONELESS_AFTER_SECONDS: Final = r"^.{19}[.0-9]*$"
 _ZERO_DATE: Final = "0000-00-00"
 
 
@@ -368,82 +373,93 @@ def stripped(wire: Column) -> Column:
     return F.trim(wire, F.lit(_WHITESPACE))
 
 
-def _text_bool(wire: Column, d: TextDialect) -> Column:
-    text = F.lower(stripped(wire)) if d.lower_booleans else wire
+@dataclass(frozen=True)
+class TextRule:
+    """How a text value becomes its Spark value.
+
+    ``strips``: ``decode`` reads the text :func:`stripped` (the caller strips it once, and may
+    stage the stripped text as a column, since every read of an expression repeats its code);
+    otherwise ``decode`` reads the wire text as it is."""
+
+    decode: Callable[[Column], Column]
+    strips: bool = True
+
+
+def _text_bool(text: Column, d: TextDialect) -> Column:
+    if d.lower_booleans:
+        text = F.lower(text)
     return F.when(text.isin(*d.true_texts), F.lit(True)).when(
         text.isin(*d.false_texts), F.lit(False)
     )
 
 
-def _text_int(wire: Column, target: DataType) -> Column:
+def _text_int(text: Column, target: DataType) -> Column:
     """``[+-]?(0|[1-9][0-9]*)`` in the target's range."""
-    text = stripped(wire)
     return F.when(text.rlike(_INT_TEXT), text.try_cast(target))
 
 
-def _text_decimal(wire: Column, schema: ConnectSchema, target: DataType) -> Column:
+def _text_decimal(text: Column, schema: ConnectSchema, target: DataType) -> Column:
     """Plain notation, at most the column's scale after the point, in its precision."""
-    text = stripped(wire)
-    return F.when(text.rlike(decimal_text_pattern(decimal_scale(schema))), text.try_cast(target))
+    pattern = decimal_text_pattern(decimal_scale(schema))
+    return F.when(text.rlike(pattern), text.try_cast(target))
 
 
-def _text_date(wire: Column) -> Column:
+def _text_date(text: Column) -> Column:
     """``yyyy-MM-dd``, a real calendar date from year 1 on."""
-    text = stripped(wire)
     return F.when(text.rlike(_DATE_TEXT), text.try_cast("date"))
 
 
-def _text_timestamp(wire: Column, time_zone: str) -> Column:
+def _text_timestamp(text: Column, time_zone: str) -> Column:
     """``yyyy-MM-dd[ T]HH:mm:ss[.f{1,9}][zone]``; without a zone, wall-clock time in
     ``time_zone``."""
-    text = stripped(wire)
     as_utc = F.concat(text, F.lit("Z")).try_cast("timestamp")
     zoneless = as_utc if time_zone == "UTC" else F.to_utc_timestamp(as_utc, time_zone)
-    value = F.when(text.rlike(_ZONE_TEXT), text.try_cast("timestamp")).otherwise(zoneless)
+    value = F.when(text.rlike(_ZONELESS_AFTER_SECONDS), zoneless).otherwise(
+        text.try_cast("timestamp")
+    )
     return F.when(text.rlike(_TIMESTAMP_TEXT), value)
 
 
 def _zero_or(rule: Callable[[Column], Column], d: TextDialect) -> Callable[[Column], Column]:
     if not d.zero_dates_are_null:
         return rule
-    return lambda w: F.when(~_zero_date(w), rule(w))
+    return lambda text: F.when(~_zero_date(text), rule(text))
 
 
-def _zero_date(wire: Column) -> Column:
-    """MySQL's zero date (``0000-00-00``, with or without a time)."""
-    return F.startswith(stripped(wire), F.lit(_ZERO_DATE))
+def _zero_date(text: Column) -> Column:
+    """MySQL's zero date (``0000-00-00``, with or without a time), in a stripped text."""
+    return F.startswith(text, F.lit(_ZERO_DATE))
 
 
-def text_rule(
-    schema: ConnectSchema, target: DataType, d: TextDialect
-) -> Callable[[Column], Column] | None:
+def text_rule(schema: ConnectSchema, target: DataType, d: TextDialect) -> TextRule | None:
     """How a text value of ``schema`` becomes its Spark value (None: the text as-is)."""
     logical = lookup(schema)
     kind = logical.kind if logical is not None else None
     if kind == "decimal" and isinstance(target, DecimalType):
-        return lambda w: _text_decimal(w, schema, target)
+        return TextRule(lambda t: _text_decimal(t, schema, target))
     if kind == "date":
-        return _zero_or(_text_date, d)
+        return TextRule(_zero_or(_text_date, d))
     if kind == "zoned-timestamp":
-        return _zero_or(lambda w: _text_timestamp(w, d.time_zone), d)
+        return TextRule(_zero_or(lambda t: _text_timestamp(t, d.time_zone), d))
     if kind == "timestamp":
         # a wall-clock value (MySQL DATETIME): UTC whatever the dialect's time zone
-        return _zero_or(lambda w: _text_timestamp(w, "UTC"), d)
+        return TextRule(_zero_or(lambda t: _text_timestamp(t, "UTC"), d))
     if kind == "time":
-        return text_time_of_day
+        return TextRule(text_time_of_day, strips=False)
     if kind == "year":
-        return lambda w: _text_int(w, target)
+        return TextRule(lambda t: _text_int(t, target))
     if kind is not None and logical is not None and logical.name in _TEXT_AS_IS:
         return None
-    base: Mapping[str, Callable[[Column], Column] | None] = {
-        "boolean": lambda w: _text_bool(w, d),
-        "int8": lambda w: _text_int(w, target),
-        "int16": lambda w: _text_int(w, target),
-        "int32": lambda w: _text_int(w, target),
-        "int64": lambda w: _text_int(w, target),
-        "float": lambda w: F.trim(w).try_cast(target),
-        "double": lambda w: F.trim(w).try_cast(target),
-        "bytes": lambda w: F.encode(w, d.bytes_charset),
+    base: Mapping[str, TextRule | None] = {
+        # the default dialect's booleans are exact texts; Canal's are stripped and lowered
+        "boolean": TextRule(lambda t: _text_bool(t, d), strips=d.lower_booleans),
+        "int8": TextRule(lambda t: _text_int(t, target)),
+        "int16": TextRule(lambda t: _text_int(t, target)),
+        "int32": TextRule(lambda t: _text_int(t, target)),
+        "int64": TextRule(lambda t: _text_int(t, target)),
+        "float": TextRule(lambda t: t.try_cast(target)),
+        "double": TextRule(lambda t: t.try_cast(target)),
+        "bytes": TextRule(lambda w: F.encode(w, d.bytes_charset), strips=False),
         "string": None,
     }
     return base.get(schema.type)
@@ -460,20 +476,25 @@ def decode_text_value(
     target: DataType,
     path: str,
     dialect: TextDialect = DEFAULT_TEXT,
+    stage: Callable[[Column], Column] = lambda text: text,
 ) -> Decoded:
-    """Decode one text wire value (a string, already null where the producer said NULL)."""
+    """Decode one text wire value (a string, already null where the producer said NULL).
+
+    ``stage`` receives the text the rule reads (stripped, when the rule strips) and may return
+    a reference to it as a column of an earlier projection."""
     rule = text_rule(schema, target, dialect)
     if rule is None:
-        return Decoded(wire)
-    value = rule(wire)
+        return Decoded(stage(wire))
+    text = stage(stripped(wire) if rule.strips else wire)
+    value = rule.decode(text)
     logical = lookup(schema)
     kind = logical.kind if logical is not None else schema.type
     message = _FAILURE.get(kind, f"is not a valid {kind}")
     zero_ok = dialect.zero_dates_are_null and kind in ("date", "timestamp", "zoned-timestamp")
 
     def bad(null: Column) -> Column:
-        cond = wire.isNotNull() & null
-        return cond & ~_zero_date(wire) if zero_ok else cond
+        cond = text.isNotNull() & null
+        return cond & ~_zero_date(text) if zero_ok else cond
 
     return Decoded(value, (Problem(path, message, bad(value.isNull()), bad),))
 

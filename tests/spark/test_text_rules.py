@@ -107,14 +107,34 @@ def _python(text: str, schema: ConnectSchema, table: Mapping[str, TextDecoder]) 
         return ("invalid", None)
 
 
-def _spark(spark: Any, texts: list[str], schema: ConnectSchema, dialect: TextDialect) -> list[Any]:
+def _spark(
+    spark: Any, texts: list[str], schema: ConnectSchema, dialect: TextDialect, staged: bool
+) -> list[Any]:
+    """Decode ``texts`` on Spark; ``staged``: the text the rule reads is a column of its own
+    projection first (as ``decode_changes`` does), else the rule reads the expression."""
     df = spark.createDataFrame(list(enumerate(texts)), "i int, t string")
-    decoded = decode_text_value(F.col("t"), schema, spark_type(schema), "$.t", dialect)
+    columns: dict[str, Any] = {}
+
+    def stage(text: Any) -> Any:
+        columns["read"] = text
+        return F.col("read")
+
+    decoded = decode_text_value(
+        F.col("t"),
+        schema,
+        spark_type(schema),
+        "$.t",
+        dialect,
+        **({"stage": stage} if staged else {}),
+    )
+    if staged:
+        df = df.select("i", *[c.alias(n) for n, c in columns.items()])
     out = df.select("i", decoded.value.alias("v"), error_text(decoded.problems).alias("e"))
     rows = sorted(out.collect(), key=lambda r: r["i"])
     return [("invalid", None) if r["e"] else ("ok", _value(r["v"], schema)) for r in rows]
 
 
+@pytest.mark.parametrize("staged", [False, True], ids=["inline", "staged"])
 @pytest.mark.parametrize("dialect_name, dialect, table", DIALECTS, ids=[d[0] for d in DIALECTS])
 @pytest.mark.parametrize("kind, schema, texts", CASES, ids=[c[0] for c in CASES])
 def test_text_rules_agree_with_the_core(
@@ -125,8 +145,9 @@ def test_text_rules_agree_with_the_core(
     dialect_name: str,
     dialect: TextDialect,
     table: Mapping[str, TextDecoder],
+    staged: bool,
 ) -> None:
-    got = _spark(spark, texts, schema, dialect)
+    got = _spark(spark, texts, schema, dialect, staged)
     expected = [_python(t, schema, table) for t in texts]
     differ = [
         f"{t!r}: spark {g}, python {e}"
