@@ -60,6 +60,7 @@ def decode_changes(
         steps = _STEPS.get(key)
         if steps is None:
             decoder = JSON_DECODERS[name]
+            ctx = Context(ctx.contract, strip_staged_texts=decoder.texts_from_parse)
             built = _decode_json(Frame(df), ctx, decoder, value_col, key_col, drop_control_records)
             _STEPS.put(key, built.steps)
             return built.df
@@ -172,7 +173,7 @@ def _texts_over_parse(
     the same order, under the same names, as in the real feed."""
     if not decoder.texts_from_parse:
         return {}
-    probe = Context(ctx.contract)
+    probe = Context(ctx.contract, strip_staged_texts=ctx.strip_staged_texts)
     decoder.feed(parse_expr, key_text, probe)
     return probe.texts
 
