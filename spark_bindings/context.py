@@ -50,9 +50,9 @@ class Context:
         return F.col(name)
 
     def stage_text(self, expr: Column) -> Column:
-        """Make a value read from the wire (a text, or the parse of a nested JSON text) a
-        column of the projection before the staging one: a text rule reads its input several
-        times, and each read of an expression repeats its code and its work."""
+        """Make a wire text (stripped, when its rule strips) a column of the projection before
+        the staging one: a text rule reads its input several times, and each read of an
+        expression repeats its code and its work."""
         name = f"__cdc_t{len(self.texts)}"
         self.texts[name] = expr
         return F.col(name)
