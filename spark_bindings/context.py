@@ -16,6 +16,7 @@ from spark_bindings.expressions import (
     Decoded,
     Problem,
     TextDialect,
+    as_is,
     decode_json_value,
     decode_text_value,
 )
@@ -134,13 +135,10 @@ class Context:
         """One column's text value decoded to its Spark type."""
         target = self.row_type[name].dataType
         if self.strip_staged_texts:
-            decoded = decode_text_value(
-                text, self.column(name), target, path, dialect, stage=self.stage_text
-            )
+            stage = self.stage_text
         else:
-            decoded = decode_text_value(
-                self.stage_text(text), self.column(name), target, path, dialect
-            )
+            text, stage = self.stage_text(text), as_is
+        decoded = decode_text_value(text, self.column(name), target, path, dialect, stage=stage)
         return self.stage_decoded(decoded) if decoded.problems else decoded
 
     def key_from_image(self, image: Column) -> Column:

@@ -23,6 +23,7 @@ from pyspark.sql import Column
 from pyspark.sql import functions as F
 from pyspark.sql.types import DataType, DecimalType, StructType
 
+from contracts.formats._typing import TEXT_WHITESPACE
 from contracts.logical import LOGICAL_TYPES, decimal_scale, lookup
 from contracts.schema import ConnectSchema
 
@@ -323,8 +324,6 @@ def decode_json_value(wire: Column, schema: ConnectSchema, target: DataType, pat
 # The same rules as the core's text decoders (contracts/formats/_typing.py TEXT_DECODERS, and
 # Canal's variant in canal_json.canal_text_decoders), written as Spark expressions.
 
-#: Stripped around a text value before it is decoded (the core's TEXT_WHITESPACE).
-_WHITESPACE: Final = " \t\n\r\f\v"
 # The core's grammars (contracts/formats/_typing.py). Each rule is one regular expression and a
 # cast: compact generated code matters more than the match's cost, since every column's rule
 # lands in one generated method, which the JIT leaves interpreted above 8,000 bytes.
@@ -369,8 +368,8 @@ CANAL_TEXT: Final = TextDialect(
 
 
 def stripped(wire: Column) -> Column:
-    """The text without the ASCII whitespace around it."""
-    return F.trim(wire, F.lit(_WHITESPACE))
+    """The text without the ASCII whitespace around it (the core's ``TEXT_WHITESPACE``)."""
+    return F.trim(wire, F.lit(TEXT_WHITESPACE))
 
 
 @dataclass(frozen=True)
@@ -470,13 +469,18 @@ _TEXT_AS_IS: Final = frozenset(
 )
 
 
+def as_is(text: Column) -> Column:
+    """The text itself (where a text need not be staged)."""
+    return text
+
+
 def decode_text_value(
     wire: Column,
     schema: ConnectSchema,
     target: DataType,
     path: str,
     dialect: TextDialect = DEFAULT_TEXT,
-    stage: Callable[[Column], Column] = lambda text: text,
+    stage: Callable[[Column], Column] = as_is,
 ) -> Decoded:
     """Decode one text wire value (a string, already null where the producer said NULL).
 
