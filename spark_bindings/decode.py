@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +18,7 @@ from spark_bindings.feed import PARSED_COL, Feed, finish
 from spark_bindings.frame import Frame, StepCache, replay
 from spark_bindings.json_formats import JSON_DECODERS, JsonDecoder
 from spark_bindings.schema import as_contract
+from spark_bindings.session import HOTSPOT_HUGE_METHOD, HUGE_METHOD_CONF, interpreted_methods_risk
 
 #: Working columns: the message did not parse; the message was present (not a tombstone).
 UNPARSED_COL = "__cdc_unparsed"
@@ -24,6 +26,9 @@ PRESENT_COL = "__cdc_present"
 
 #: The recorded steps of recent JSON decodes, per contract and input columns.
 _STEPS = StepCache()
+#: The Spark applications already warned about their generated-method limit.
+_WARNED: set[str | None] = set()
+_LOG = logging.getLogger(__name__)
 
 
 def decode_changes(
@@ -59,6 +64,7 @@ def decode_changes(
         key = _steps_key(df, ctx, value_col, key_col, drop_control_records)
         steps = _STEPS.get(key)
         if steps is None:
+            _warn_about_method_limit(df)
             decoder = JSON_DECODERS[name]
             ctx = Context(ctx.contract, strip_staged_texts=decoder.texts_from_parse)
             built = _decode_json(Frame(df), ctx, decoder, value_col, key_col, drop_control_records)
@@ -86,6 +92,24 @@ def _steps_key(
         drop_control_records,
         _application(df),
     )
+
+
+def _warn_about_method_limit(df: DataFrame) -> None:
+    """Once per application: say so when Spark may fuse a decode into a method too large for
+    HotSpot to compile (it would run interpreted, 1.3-2x slower)."""
+    app = _application(df)
+    if app in _WARNED:
+        return
+    _WARNED.add(app)
+    if interpreted_methods_risk(df.sparkSession):
+        _LOG.warning(
+            "%s is above %d: a decode whose generated method outgrows HotSpot's JIT limit runs "
+            "interpreted (13-15-column Canal contracts: ~1.3x slower); set it to %d "
+            "(docs/spark.md, Performance)",
+            HUGE_METHOD_CONF,
+            HOTSPOT_HUGE_METHOD,
+            HOTSPOT_HUGE_METHOD,
+        )
 
 
 def _application(df: DataFrame) -> str | None:

@@ -1,0 +1,130 @@
+"""Generated methods and HotSpot's JIT limit: the session setting, the warning, the same rows.
+
+A Canal contract of 13-15 columns with several timestamps and decimals makes Spark fuse a decode
+stage into one method of more than 8,000 bytes, which HotSpot leaves interpreted. Sessions built
+by ``local_session`` cap fused methods at that size (Spark then compiles the stage operator by
+operator); ``decode_changes`` warns once per application when the session does not.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from contracts.formats import get_format
+from contracts.formats.base import InferOptions, Message
+from spark_bindings import decode
+from spark_bindings.decode import decode_changes
+from spark_bindings.inputs import frame_from_values
+from spark_bindings.session import HOTSPOT_HUGE_METHOD, HUGE_METHOD_CONF
+
+from .parity import assert_same_feed, python_feed, spark_feed
+
+pytestmark = pytest.mark.spark
+
+#: 15 columns, most of them the rules with the largest generated code.
+MYSQL_TYPES = {
+    "id": "bigint(20)",
+    **{f"at{i}": "datetime(6)" for i in range(5)},
+    **{f"amount{i}": "decimal(12,2)" for i in range(4)},
+    **{f"day{i}": "date" for i in range(2)},
+    **{f"name{i}": "varchar(32)" for i in range(3)},
+}
+
+
+def _row(i: int) -> dict[str, str | None]:
+    row: dict[str, str | None] = {"id": str(1000 + i)}
+    for k in range(5):
+        row[f"at{k}"] = f"2026-0{1 + k}-1{i % 10} 0{k}:15:3{i % 10}.{123456 + i}"
+    for k in range(4):
+        row[f"amount{k}"] = f"{(i + 1) * (k + 3)}.{k}5" if (i + k) % 4 else None
+    for k in range(2):
+        row[f"day{k}"] = f"202{k}-1{k}-0{1 + i % 9}"
+    for k in range(3):
+        row[f"name{k}"] = f"n{i}-{k}"
+    return row
+
+
+def _messages(n: int) -> list[bytes]:
+    kinds = ("INSERT", "UPDATE", "DELETE")
+    out = []
+    for i in range(n):
+        kind = kinds[i % 3]
+        out.append(
+            json.dumps(
+                {
+                    "data": [_row(i)],
+                    "old": [{"at0": "2025-12-31 23:59:59", "amount1": "1.25"}]
+                    if kind == "UPDATE"
+                    else None,
+                    "database": "shop",
+                    "table": "wide",
+                    "type": kind,
+                    "isDdl": False,
+                    "es": 1_780_000_000_000 + i,
+                    "ts": 1_780_000_000_500 + i,
+                    "id": i + 1,
+                    "pkNames": ["id"],
+                    "mysqlType": MYSQL_TYPES,
+                }
+            ).encode()
+        )
+    return out
+
+
+@pytest.fixture
+def method_limit(spark: Any) -> Iterator[Any]:
+    """Sets the session's limit for one test, then puts the original back."""
+    original = spark.conf.get(HUGE_METHOD_CONF)
+
+    def set_limit(value: int) -> None:
+        spark.conf.set(HUGE_METHOD_CONF, str(value))
+        decode._STEPS.clear()
+
+    yield set_limit
+    spark.conf.set(HUGE_METHOD_CONF, original)
+    decode._STEPS.clear()
+
+
+def test_the_session_caps_fused_methods_at_hotspots_limit(spark: Any) -> None:
+    assert int(spark.conf.get(HUGE_METHOD_CONF)) == HOTSPOT_HUGE_METHOD == 8000
+
+
+@pytest.mark.parametrize("limit", [HOTSPOT_HUGE_METHOD, 65535], ids=["capped", "spark-default"])
+def test_a_wide_canal_decode_equals_normalize_fused_or_not(
+    spark: Any, method_limit: Any, limit: int
+) -> None:
+    values = _messages(12)
+    msgs = [Message(value=json.loads(v), where=f"message {i}") for i, v in enumerate(values)]
+    fmt = get_format("canal-json")
+    c = fmt.infer(msgs, InferOptions(infer_types=True)).contract
+    assert len(c.row_schema.fields or ()) == 15
+    method_limit(limit)
+    rows = decode_changes(frame_from_values(spark, values), c).orderBy("offset").collect()
+    assert_same_feed(spark_feed(rows, c), python_feed("canal-json", msgs, c))
+
+
+def test_decode_warns_once_when_fused_methods_may_outgrow_the_jit(
+    spark: Any, method_limit: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    values = _messages(3)
+    msgs = [Message(value=json.loads(v), where=f"message {i}") for i, v in enumerate(values)]
+    c = get_format("canal-json").infer(msgs, InferOptions(infer_types=True)).contract
+    df = frame_from_values(spark, values)
+    decode._WARNED.clear()
+    with caplog.at_level(logging.WARNING, logger="spark_bindings.decode"):
+        method_limit(HOTSPOT_HUGE_METHOD)
+        decode_changes(df, c)
+        assert not caplog.records  # capped: nothing to say
+        decode._WARNED.clear()
+        method_limit(65535)
+        decode_changes(df, c)
+        decode._STEPS.clear()
+        decode_changes(df, c)  # built again in the same application: not said again
+    warnings = [r.getMessage() for r in caplog.records]
+    assert len(warnings) == 1, warnings
+    assert HUGE_METHOD_CONF in warnings[0] and "8000" in warnings[0]
