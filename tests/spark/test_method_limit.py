@@ -76,6 +76,15 @@ def _messages(n: int) -> list[bytes]:
     return out
 
 
+def _wide_topic(n: int) -> tuple[list[bytes], list[Message], Any]:
+    """``n`` wide Canal messages, as raw values and as core messages, and the contract inferred
+    from them."""
+    values = _messages(n)
+    msgs = [Message(value=json.loads(v), where=f"message {i}") for i, v in enumerate(values)]
+    contract = get_format("canal-json").infer(msgs, InferOptions(infer_types=True)).contract
+    return values, msgs, contract
+
+
 def _largest_fused_method(df: Any) -> int:
     """The largest generated method, in bytes of bytecode, of ``df``'s whole-stage-codegen
     stages (what ``df.explain("codegen")`` prints as ``maxMethodCodeSize``)."""
@@ -106,10 +115,7 @@ def test_the_session_caps_fused_methods_at_hotspots_limit(spark: Any) -> None:
 def test_a_wide_canal_decode_equals_normalize_fused_or_not(
     spark: Any, method_limit: Any, limit: int
 ) -> None:
-    values = _messages(12)
-    msgs = [Message(value=json.loads(v), where=f"message {i}") for i, v in enumerate(values)]
-    fmt = get_format("canal-json")
-    c = fmt.infer(msgs, InferOptions(infer_types=True)).contract
+    values, msgs, c = _wide_topic(12)
     assert len(c.row_schema.fields or ()) == 15
     method_limit(limit)
     # value and offset only: with Kafka's other columns the stage holds over
@@ -124,9 +130,7 @@ def test_a_wide_canal_decode_equals_normalize_fused_or_not(
 def test_decode_warns_once_when_fused_methods_may_outgrow_the_jit(
     spark: Any, method_limit: Any, caplog: pytest.LogCaptureFixture
 ) -> None:
-    values = _messages(3)
-    msgs = [Message(value=json.loads(v), where=f"message {i}") for i, v in enumerate(values)]
-    c = get_format("canal-json").infer(msgs, InferOptions(infer_types=True)).contract
+    values, _, c = _wide_topic(3)
     df = frame_from_values(spark, values)
     decode._WARNED.clear()
     with caplog.at_level(logging.WARNING, logger="spark_bindings.decode"):
