@@ -18,9 +18,11 @@ as Arrow arrays of the feed's Spark types. Rows in = rows out; a value that does
 (wrong magic byte, unknown schema id, truncated bytes, a value that does not fit its column)
 becomes a row with ``_error`` set, never a failed job.
 
-spark-avro's ``from_avro`` is detected (:func:`spark_avro_available`) but not used yet: its
-output (a Catalyst struct per writer schema, unions as ``member0..N``) would need its own
-mapping to the feed; ``use_spark_avro=True`` is refused with a clear error.
+When spark-avro is on the classpath (:func:`spark_avro_available`), Confluent-framed
+envelopes are read with its ``from_avro`` instead (:mod:`spark_bindings.from_avro`: one
+expression per writer schema id, conformed to the JSON path's wire types, same feed). DTS
+records always use fastavro: their column values are multi-type unions spark-avro would turn
+into ``member0..N`` structs.
 """
 
 from __future__ import annotations
@@ -108,14 +110,24 @@ def decode_avro(
     registry: Any = None,
     use_spark_avro: bool | None = None,
     encoding: str | None = None,
-    **_ignored: Any,
+    **options: Any,
 ) -> DataFrame:
-    """Decode Avro message values of ``df`` into the canonical change feed (see module doc)."""
+    """Decode Avro message values of ``df`` into the canonical change feed (see module doc).
+
+    ``use_spark_avro``: None (default) reads Confluent-framed envelopes with spark-avro's
+    ``from_avro`` when it is on the classpath and with fastavro otherwise; True insists on
+    ``from_avro``, False on fastavro. The ``from_avro`` decode takes ``writer_ids=`` /
+    ``subject=`` (and ``key_writer_ids=`` / ``key_subject=``), see
+    :mod:`spark_bindings.from_avro`."""
     contract = ctx.contract
-    if use_spark_avro:
-        if not spark_avro_available(df.sparkSession):
-            raise InputError("use_spark_avro=True but spark-avro is not on the classpath")
-        raise InputError("the from_avro decoder is not implemented yet; use use_spark_avro=False")
+    if _with_from_avro(df, contract, use_spark_avro):
+        from spark_bindings.from_avro import decode_from_avro
+
+        if registry is None:
+            raise InputError(_NEEDS_REGISTRY)
+        return decode_from_avro(
+            df, ctx, value_col, key_col, drop_control_records, registry_config(registry), options
+        )
     spec = _DecoderSpec(
         contract=contract,
         registry=registry_config(registry) if registry is not None else None,
@@ -129,6 +141,29 @@ def decode_avro(
     if drop_control_records:
         out = out.where(F.col(CONTROL_COL).isNull())
     return out
+
+
+_NEEDS_REGISTRY: Final = (
+    "Confluent-framed Avro needs registry= (a Schema Registry URL or client) to fetch writer "
+    "schemas by id"
+)
+
+
+def _with_from_avro(df: DataFrame, contract: Contract, wanted: bool | None) -> bool:
+    """Whether to decode with spark-avro's ``from_avro`` (see :func:`decode_avro`)."""
+    if wanted is False:
+        return False
+    if contract.format in AVRO_FORMATS:
+        if wanted:
+            raise InputError(
+                f"{contract.format} records are read by the fastavro decoder only (their "
+                "column values are multi-type unions); drop use_spark_avro=True"
+            )
+        return False
+    available = spark_avro_available(df.sparkSession)
+    if wanted and not available:
+        raise InputError("use_spark_avro=True but spark-avro is not on the classpath")
+    return available
 
 
 def registry_config(registry: Any) -> dict[str, Any]:
@@ -191,10 +226,7 @@ class _DecoderSpec:
                 "formats and dts-avro do)"
             )
         if self.registry is None:
-            raise InputError(
-                "Confluent-framed Avro needs registry= (a Schema Registry URL or client) "
-                "to fetch writer schemas by id"
-            )
+            raise InputError(_NEEDS_REGISTRY)
 
     def cache_key(self) -> str:
         return json.dumps(
@@ -260,7 +292,7 @@ class _Row:
     after: dict[str, Any] | None = None
     ts_ms: int | None = None
     source_ts_ms: int | None = None
-    position: list[tuple[str, str]] = field(default_factory=list)
+    position: list[tuple[str, str]] | None = field(default_factory=list)
     control: str | None = None
     error: str | None = None
 
@@ -284,10 +316,16 @@ class _Envelope:
 class _RowDecoder:
     """Decodes one message value (and key) into a :class:`_Row` with the core format."""
 
-    def __init__(self, spec: _DecoderSpec, read: Callable[[bytes, bytes | None], _Envelope]):
+    def __init__(
+        self,
+        spec: _DecoderSpec,
+        read: Callable[[bytes, bytes | None], _Envelope],
+        read_key: Callable[[bytes], Any] | None = None,
+    ):
         self.contract = spec.contract
         self.format: Format = get_format(spec.contract.format)
         self.read = read
+        self.read_key = read_key
         self.image = _image_converter(spec.contract.row_schema)
         self.key_names = list(spec.contract.key)
         self.required = [
@@ -299,12 +337,16 @@ class _RowDecoder:
         if spec.contract.format in AVRO_FORMATS:
             return cls(spec, _read_dts)
         assert spec.registry is not None
-        return cls(spec, _ConfluentReader(spec.registry, spec.has_key).read)
+        reader = _ConfluentReader(spec.registry, spec.has_key)
+        return cls(spec, reader.read, reader.read_key)
 
     def decode(self, value: bytes | None, key: bytes | None) -> _Row:
         row = _Row()
         if value is None:
-            return self._normalized(row, [ControlRecord("tombstone", "value is null")])
+            row.position = None
+            row = self._normalized(row, [ControlRecord("tombstone", "value is null")])
+            row.key = self._tombstone_key(key)
+            return row
         try:
             envelope = self.read(bytes(value), None if key is None else bytes(key))
         except ContractsError as err:
@@ -321,6 +363,15 @@ class _RowDecoder:
         except Exception as err:
             return row.failed(f"$: cannot be normalized ({_reason(err)})")
         return self._normalized(row, events)
+
+    def _tombstone_key(self, key: bytes | None) -> dict[str, Any] | None:
+        """The key of a tombstone (the row it deletes); null when it cannot be read."""
+        if key is None or self.read_key is None:
+            return None
+        try:
+            return self._key(self.read_key(bytes(key)))
+        except Exception:
+            return None
 
     def _normalized(self, row: _Row, events: list[Normalized]) -> _Row:
         if len(events) != 1:
@@ -443,7 +494,7 @@ class _ConfluentReader:
         schema_id = int.from_bytes(value[1:HEADER_SIZE], "big")
         writer = self._writer(schema_id, "$")
         message_key = None
-        if key is not None and len(key) > HEADER_SIZE and key[0] == MAGIC:
+        if key is not None and _framed_key(key):
             key_id = int.from_bytes(key[1:HEADER_SIZE], "big")
             message_key = {"schema": self._writer(key_id, "$key").connect}
             message_key["payload"] = self._decode(key, "$key")
@@ -453,6 +504,10 @@ class _ConfluentReader:
             ),
             **_connect_facts(payload),
         )
+
+    def read_key(self, key: bytes) -> Any:
+        """A framed key's decoded payload (None when the key is not framed)."""
+        return self._decode(key, "$key") if _framed_key(key) else None
 
     def _decode(self, data: bytes, where: str) -> Any:
         if len(data) < HEADER_SIZE:
@@ -499,35 +554,63 @@ class _ConfluentReader:
 
     def _fetch(self, schema_id: int, where: str) -> _WriterSchema | ContractsError:
         from confluent_kafka.schema_registry import SchemaRegistryClient
-        from confluent_kafka.schema_registry.error import SchemaRegistryError
 
         from contracts.translate.avro import avro_to_connect
 
         if self._client is None:
             self._client = SchemaRegistryClient(self.conf)
-        try:
-            schema = self._client.get_schema(schema_id)
-        except SchemaRegistryError as err:
-            failure = InputError(
-                f"schema id {schema_id} is not in the registry ({err.http_status_code}: "
-                f"{err.error_message})",
-                where,
-            )
-            failure.permanent = err.http_status_code == 404  # type: ignore[attr-defined]
-            return failure
-        except Exception as err:
-            return InputError(f"registry unreachable for schema id {schema_id}: {_reason(err)}")
-        if schema.schema_type not in (None, "AVRO"):
-            return InputError(f"schema id {schema_id} is {schema.schema_type}, not AVRO", where)
+        avro = fetch_avro_schema(self._client, schema_id, where)
+        if isinstance(avro, ContractsError):
+            return avro
         import fastavro
 
-        avro = json.loads(schema.schema_str)
         try:
             parsed = fastavro.parse_schema(_base_types(avro))
             connect = SharedJson(avro_to_connect(avro).to_json())
         except Exception as err:
             return InputError(f"schema id {schema_id} is not usable: {_reason(err)}", where)
         return _WriterSchema(parsed, connect)
+
+
+def fetch_avro_schema(client: Any, schema_id: int, where: str) -> Any:
+    """The Avro schema (parsed JSON) of a registry schema id, or the error saying why not
+    (``permanent`` when the registry answered that the id does not exist)."""
+    from confluent_kafka.schema_registry.error import SchemaRegistryError
+
+    try:
+        schema = client.get_schema(schema_id)
+    except SchemaRegistryError as err:
+        failure = InputError(
+            f"schema id {schema_id} is not in the registry ({err.http_status_code}: "
+            f"{err.error_message})",
+            where,
+        )
+        failure.permanent = err.http_status_code == 404  # type: ignore[attr-defined]
+        return failure
+    except Exception as err:
+        return InputError(f"registry unreachable for schema id {schema_id}: {_reason(err)}")
+    if schema.schema_type not in (None, "AVRO"):
+        return InputError(f"schema id {schema_id} is {schema.schema_type}, not AVRO", where)
+    try:
+        return json.loads(schema.schema_str)
+    except ValueError as err:
+        return InputError(f"schema id {schema_id} is not JSON: {_reason(err)}", where)
+
+
+def subject_schema_ids(client: Any, subject: str) -> list[int]:
+    """The schema ids of every version of a registry subject."""
+    from confluent_kafka.schema_registry.error import SchemaRegistryError
+
+    try:
+        return [client.get_version(subject, v).schema_id for v in client.get_versions(subject)]
+    except SchemaRegistryError as err:
+        raise InputError(
+            f"subject {subject!r}: {err.http_status_code} {err.error_message}"
+        ) from None
+
+
+def _framed_key(key: bytes) -> bool:
+    return len(key) > HEADER_SIZE and key[0] == MAGIC
 
 
 def _base_types(avro: Any) -> Any:

@@ -67,7 +67,9 @@ def decode_changes(
             _warn_about_method_limit(df)
             decoder = JSON_DECODERS[name]
             ctx = Context(ctx.contract, strip_staged_texts=decoder.texts_from_parse)
-            built = _decode_json(Frame(df), ctx, decoder, value_col, key_col, drop_control_records)
+            built = decode_json_frame(
+                Frame(df), ctx, decoder, value_col, key_col, drop_control_records
+            )
             _STEPS.put(key, built.steps)
             return built.df
         return replay(steps, df)
@@ -121,7 +123,7 @@ def _application(df: DataFrame) -> str | None:
         return None
 
 
-def _decode_json(
+def decode_json_frame(
     df: Frame,
     ctx: Context,
     decoder: JsonDecoder,
@@ -129,6 +131,8 @@ def _decode_json(
     key_col: str,
     drop_control_records: bool,
 ) -> Frame:
+    """The feed of ``df`` through ``decoder``: its working columns, one parse per message,
+    the explode, the staged texts and values, then :func:`~spark_bindings.feed.finish`."""
     keep = passthrough_columns(df, value_col, key_col)
     text = F.col(_q(value_col)).cast("string")
     has_key = decoder.uses_key and key_col in df.columns
@@ -164,13 +168,13 @@ def _decode_json(
     tombstone = ~present
     feed = Feed(
         op=feed.op,
-        table=feed.table,
+        table=F.when(present, feed.table),
         key=feed.key,
         before=feed.before,
         after=feed.after,
         ts_ms=feed.ts_ms,
         source_ts_ms=feed.source_ts_ms,
-        position=feed.position,
+        position=F.when(present, feed.position),
         control=F.when(tombstone, F.lit("tombstone")).otherwise(feed.control),
         problems=_after_parse(parse, feed.problems, tombstone),
     )

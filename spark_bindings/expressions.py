@@ -43,7 +43,8 @@ class Problem:
     """A condition under which a value failed to decode, and what to say about it."""
 
     path: str
-    message: str
+    #: What to say: a fixed text, or a string Column (read on the rows where it holds).
+    message: str | Column
     condition: Column
     #: The condition rebuilt from whether the value is null (a staged flag), when it depends
     #: on the value only through that.
@@ -71,10 +72,16 @@ def error_text(problems: tuple[Problem, ...] | list[Problem]) -> Column:
     """One string naming every problem that holds (null when none does)."""
     if not problems:
         return F.lit(None).cast("string")
-    parts = [F.when(p.condition, F.lit(f"{p.path}: {p.message}")) for p in problems]
+    parts = [F.when(p.condition, _problem_text(p)) for p in problems]
     # The text is built only on rows where some problem holds: a clean row pays for the
     # (short-circuited) conditions, not for assembling strings.
     return F.when(_any_condition(tuple(problems)), F.concat_ws("; ", *parts))
+
+
+def _problem_text(p: Problem) -> Column:
+    if isinstance(p.message, str):
+        return F.lit(f"{p.path}: {p.message}")
+    return F.concat(F.lit(f"{p.path}: "), p.message)
 
 
 def failed(wire: Column, value: Column, path: str, message: str) -> Problem:

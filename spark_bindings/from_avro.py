@@ -1,0 +1,523 @@
+"""Confluent-framed Avro of a Connect envelope, decoded by spark-avro's ``from_avro``.
+
+Used instead of the fastavro ``mapInArrow`` decoder (:mod:`spark_bindings.avro`) when the
+spark-avro package is on the classpath; the output is the same feed. The decode is planned on
+the driver:
+
+1. **Writer schema ids.** ``writer_ids=`` names them; else ``subject=`` (every version of that
+   registry subject); else, for a batch DataFrame, the distinct ids in its values (one extra
+   pass over the data). A streaming DataFrame needs one of the first two. The key's ids come
+   the same way (``key_writer_ids=``, ``key_subject=``, or the distinct ids of a batch).
+2. **One ``from_avro`` per writer id**, with that writer schema stripped of its logical types:
+   logical types do not change the binary encoding, and without them every value arrives as
+   its base type (epoch days and micros as integers, decimals as their unscaled bytes), the
+   same wire values the JSON path parses. Each id's value is evaluated only on rows carrying
+   that id, in a projection of its own.
+3. **Conformed to the JSON wire schema.** Each id's Catalyst struct (whatever spark-avro made
+   of that writer schema) is mapped field by field to the envelope type the JSON decoder of
+   the format parses into: fields the writer lacks are null, bytes become base64 text (what
+   Connect's JSON converter writes), numbers are cast. From there the JSON path's rules decode
+   the row (decimals, timestamps, dates, required columns), so both encodings share one set
+   of rules.
+
+Rows in = rows out. A value that is not framed, carries an id that was not planned or is not
+in the registry, or does not decode as Avro (spark-avro in ``PERMISSIVE`` mode gives a struct
+of nulls; a writer record with a required field then reads as malformed) gets ``_error``.
+One difference from the fastavro decoder: Java Avro's reader stops at the end of the datum, so
+bytes left after it are not reported.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any, Final
+
+from pyspark.sql import Column, DataFrame
+from pyspark.sql import functions as F
+from pyspark.sql.types import (
+    ArrayType,
+    BinaryType,
+    BooleanType,
+    DataType,
+    MapType,
+    NullType,
+    StringType,
+    StructType,
+)
+
+from contracts.errors import ContractsError, InputError, UnknownFormatError
+from spark_bindings.context import Context
+from spark_bindings.expressions import Problem
+from spark_bindings.feed import Feed
+from spark_bindings.frame import Frame
+from spark_bindings.json_formats import BAD_JSON_COL, ConnectEnvelope, JsonDecoder
+
+HEADER_SIZE: Final = 5
+#: The most writer schema ids one decode plans for (each is a ``from_avro`` expression).
+MAX_WRITER_IDS: Final = 64
+#: spark-avro's Catalyst type property, removed with the logical types.
+_CATALYST_TYPE_PROP: Final = "spark.sql.catalyst.type"
+
+
+def spark_from_avro(data: Column, writer_schema: str) -> Column:
+    """spark-avro's ``from_avro`` in ``PERMISSIVE`` mode (a malformed value: all fields null)."""
+    from pyspark.sql.avro.functions import from_avro
+
+    return from_avro(data, writer_schema, {"mode": "PERMISSIVE"})
+
+
+#: How a ``from_avro`` column is built (tests without the spark-avro jar put a stand-in here).
+FROM_AVRO: Callable[[Column, str], Column] = spark_from_avro
+
+
+# --- planning --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Writer:
+    """One writer schema id: its Avro schema without logical types, or why it cannot be read."""
+
+    schema_id: int
+    schema: str | None = None
+    failure: str | None = None
+
+
+@dataclass(frozen=True)
+class Plan:
+    """The writer schemas a decode reads, for the value and for the key."""
+
+    values: tuple[Writer, ...]
+    keys: tuple[Writer, ...] = ()
+
+
+def plan(
+    df: DataFrame,
+    value_col: str,
+    key_col: str | None,
+    fetch: Callable[[int], Mapping[str, Any] | ContractsError],
+    versions: Callable[[str], list[int]],
+    options: Mapping[str, Any],
+) -> Plan:
+    """Which writer schemas to read (see the module doc): ``fetch`` gets one schema by id,
+    ``versions`` the ids of every version of a subject."""
+    value_ids = _ids(df, value_col, "", options, versions)
+    key_ids = _ids(df, key_col, "key_", options, versions) if key_col is not None else []
+    return Plan(
+        values=tuple(_writer(i, fetch) for i in value_ids),
+        keys=tuple(_writer(i, fetch) for i in key_ids),
+    )
+
+
+def _ids(
+    df: DataFrame,
+    col: str,
+    prefix: str,
+    options: Mapping[str, Any],
+    versions: Callable[[str], list[int]],
+) -> list[int]:
+    """The writer ids of ``col``: ``<prefix>writer_ids=``, ``<prefix>subject=`` or a scan."""
+    given: Iterable[int] | None = options.get(f"{prefix}writer_ids")
+    subject: str | None = options.get(f"{prefix}subject")
+    if given is not None:
+        ids = sorted({int(i) for i in given})
+    elif subject is not None:
+        ids = sorted(set(versions(subject)))
+    elif df.isStreaming:
+        raise InputError(
+            f"a streaming decode with from_avro needs {prefix}writer_ids= or {prefix}subject= "
+            "(the writer schema ids cannot be read from a stream before it runs)"
+        )
+    else:
+        ids = _distinct_ids(df, col)
+    if len(ids) > MAX_WRITER_IDS:
+        raise InputError(
+            f"{len(ids)} writer schema ids for {col!r}: at most {MAX_WRITER_IDS} per decode"
+        )
+    return ids
+
+
+def _distinct_ids(df: DataFrame, col: str) -> list[int]:
+    """The schema ids of the Confluent-framed values of ``col`` (one pass over the data)."""
+    raw = _binary(F.col(_q(col)))
+    rows = df.select(_schema_id(raw).alias("id")).where(_framed(raw)).distinct().collect()
+    return sorted(int(r["id"]) for r in rows)
+
+
+def _writer(schema_id: int, fetch: Callable[[int], Mapping[str, Any] | ContractsError]) -> Writer:
+    found = fetch(schema_id)
+    if isinstance(found, ContractsError):
+        return Writer(schema_id, failure=found.what)
+    return Writer(schema_id, schema=json.dumps(base_types(found)))
+
+
+def base_types(avro: Any) -> Any:
+    """An Avro schema without logical types (and spark-avro's Catalyst type property)."""
+    if isinstance(avro, list):
+        return [base_types(a) for a in avro]
+    if not isinstance(avro, dict):
+        return avro
+    return {
+        k: base_types(v)
+        for k, v in avro.items()
+        if not (k in ("logicalType", _CATALYST_TYPE_PROP) and isinstance(v, str))
+    }
+
+
+# --- the frame header ------------------------------------------------------------------------------
+
+
+def _binary(col: Column) -> Column:
+    return col.cast("binary")
+
+
+def _framed(raw: Column) -> Column:
+    return (F.octet_length(raw) >= HEADER_SIZE) & (F.hex(raw.substr(1, 1)) == F.lit("00"))
+
+
+def _schema_id(raw: Column) -> Column:
+    return F.conv(F.hex(raw.substr(2, 4)), 16, 10).cast("long")
+
+
+def _payload(raw: Column) -> Column:
+    return raw.substr(F.lit(HEADER_SIZE + 1), F.octet_length(raw) - HEADER_SIZE)
+
+
+# --- conforming a Catalyst value to the JSON wire type ---------------------------------------------
+
+
+def conform(value: Column, source: DataType, target: DataType, where: str) -> Column:
+    """``value`` (of Spark type ``source``) as the JSON path's wire type ``target``."""
+    if source == target:
+        return value
+    if isinstance(source, NullType):
+        return F.lit(None).cast(target)
+    if isinstance(target, StructType):
+        return _conform_struct(value, source, target, where)
+    if isinstance(target, ArrayType) and isinstance(source, ArrayType):
+        return F.transform(
+            value, lambda x: conform(x, source.elementType, target.elementType, f"{where}[]")
+        )
+    if isinstance(target, MapType) and isinstance(source, MapType):
+        return F.transform_values(
+            value, lambda _k, v: conform(v, source.valueType, target.valueType, f"{where}{{}}")
+        )
+    if isinstance(target, StringType):
+        if isinstance(source, BinaryType):
+            return F.base64(value)
+        if isinstance(source, StructType | ArrayType | MapType):
+            return F.to_json(value)
+        return value.cast(target)
+    if _castable(source, target):
+        return value.cast(target)
+    raise InputError(
+        f"{where}: the writer's {source.simpleString()} cannot be read as "
+        f"the contract's {target.simpleString()}"
+    )
+
+
+def _conform_struct(value: Column, source: DataType, target: StructType, where: str) -> Column:
+    if not isinstance(source, StructType):
+        raise InputError(
+            f"{where}: the writer's {source.simpleString()} is not the record the contract expects"
+        )
+    have = {f.name: f.dataType for f in source.fields}
+    parts = [
+        (
+            conform(value[f.name], have[f.name], f.dataType, f"{where}.{f.name}")
+            if f.name in have
+            else F.lit(None).cast(f.dataType)
+        ).alias(f.name)
+        for f in target.fields
+    ]
+    return F.when(value.isNotNull(), F.struct(*parts))
+
+
+def _castable(source: DataType, target: DataType) -> bool:
+    atomic = (StructType, ArrayType, MapType, BinaryType)
+    if isinstance(source, atomic) or isinstance(target, atomic):
+        return False
+    return not (
+        isinstance(target, BooleanType) and not isinstance(source, BooleanType | StringType)
+    )
+
+
+# --- the decoder ------------------------------------------------------------------------------------
+
+#: Working columns and fields (the parsed struct carries what the feed needs past the parse).
+_ID_COL: Final = "__cdc_avro_id"
+_FRAME_COL: Final = "__cdc_avro_frame"
+_KEY_ID_COL: Final = "__cdc_avro_key_id"
+_KEY_FRAMED_COL: Final = "__cdc_avro_key_framed"
+_OK: Final = "__cdc_avro_ok"
+_ERROR: Final = "__cdc_avro_error"
+_KEY: Final = "__cdc_avro_key"
+_KEY_ERROR: Final = "__cdc_avro_key_error"
+
+
+def _value_col(schema_id: int) -> str:
+    return f"__cdc_avro_v{schema_id}"
+
+
+def _key_col(schema_id: int) -> str:
+    return f"__cdc_avro_k{schema_id}"
+
+
+class AvroFramed(JsonDecoder):
+    """A Connect-envelope decoder reading Confluent-framed Avro through ``from_avro``.
+
+    It plugs into the JSON decode (:func:`spark_bindings.decode.decode_json_frame`):
+    ``prepare`` evaluates each writer's ``from_avro`` once (on the rows of its id), ``parse``
+    picks the message's writer and conforms it to the envelope's wire type, and the wrapped
+    decoder builds the feed from there."""
+
+    texts_from_parse = False
+
+    def __init__(
+        self, inner: ConnectEnvelope, plan: Plan, df: DataFrame, value_col: str, key_col: str
+    ) -> None:
+        self.inner = inner
+        self.plan = plan
+        self.value_col = value_col
+        self.key_col = key_col
+        self.uses_key = bool(plan.keys) and key_col in df.columns
+        self._types = self._catalyst_types(df)
+
+    def _catalyst_types(self, df: DataFrame) -> dict[str, DataType]:
+        """What spark-avro makes of each writer schema (read from the analyzed plan)."""
+        empty = F.lit(b"").cast("binary")
+        columns = {
+            _value_col(i): FROM_AVRO(empty, schema) for i, schema in _readable(self.plan.values)
+        }
+        if self.uses_key:
+            columns |= {
+                _key_col(i): FROM_AVRO(empty, schema) for i, schema in _readable(self.plan.keys)
+            }
+        if not columns:
+            return {}
+        probe = df.select(*[c.alias(n) for n, c in columns.items()]).schema
+        return {f.name: f.dataType for f in probe.fields}
+
+    def wire_schema(self, ctx: Context) -> StructType:
+        return self.inner.envelope_type(ctx)
+
+    def prepare(self, df: Frame, text: Column, ctx: Context) -> Frame:
+        raw = _binary(F.col(_q(self.value_col)))
+        framed = _framed(raw)
+        schema_id = F.when(framed, _schema_id(raw))
+        columns = [
+            schema_id.alias(_ID_COL),
+            _frame_error(raw, framed, schema_id, self.plan.values).alias(_FRAME_COL),
+        ]
+        for i, schema in _readable(self.plan.values):
+            parsed = F.when(schema_id == i, FROM_AVRO(_payload(raw), schema))
+            columns.append(parsed.alias(_value_col(i)))
+        if self.uses_key:
+            columns += self._key_columns()
+        return df.select("*", *columns)
+
+    def _key_columns(self) -> list[Column]:
+        raw = _binary(F.col(_q(self.key_col)))
+        framed = F.coalesce((F.octet_length(raw) > HEADER_SIZE) & _framed(raw), F.lit(False))
+        key_id = F.when(framed, _schema_id(raw))
+        columns = [key_id.alias(_KEY_ID_COL), framed.alias(_KEY_FRAMED_COL)]
+        for i, schema in _readable(self.plan.keys):
+            parsed = F.when(key_id == i, FROM_AVRO(_payload(raw), schema))
+            columns.append(parsed.alias(_key_col(i)))
+        return columns
+
+    def parse(self, text: Column, ctx: Context) -> Column:
+        """The message's envelope (its writer's, conformed to the wire type), why it could not
+        be read (null when it could), and the same two for the Kafka key."""
+        target = self.inner.envelope_type(ctx)
+        env, ok = self._pick(self.plan.values, _ID_COL, _value_col, target, "")
+        error = F.coalesce(F.col(_FRAME_COL), F.when(~ok, _malformed(F.col(_ID_COL))))
+        parts = [env[f.name].alias(f.name) for f in target.fields]
+        parts.append(error.alias(_ERROR))
+        if self.uses_key and ctx.contract.key:
+            key, key_ok = self._pick(self.plan.keys, _KEY_ID_COL, _key_col, ctx.key_wire, "key ")
+            framed, key_id = F.col(_KEY_FRAMED_COL), F.col(_KEY_ID_COL)
+            key_error = F.when(
+                framed,
+                F.coalesce(
+                    _id_failure(key_id, self.plan.keys), F.when(~key_ok, _malformed(key_id))
+                ),
+            )
+            parts += [F.when(framed & key_ok, key).alias(_KEY), key_error.alias(_KEY_ERROR)]
+        return F.struct(*parts)
+
+    def _pick(
+        self,
+        writers: Sequence[Writer],
+        id_col: str,
+        column: Callable[[int], str],
+        target: StructType,
+        what: str,
+    ) -> tuple[Column, Column]:
+        """The value of the row's writer conformed to ``target``, and whether it decoded."""
+        value: Column = F.lit(None).cast(target)
+        ok: Column = F.lit(False)
+        for i, schema in reversed(_readable(writers)):
+            name = column(i)
+            source = self._types[name]
+            mine = F.col(id_col) == i
+            where = f"{what}schema id {i}"
+            value = F.when(mine, conform(F.col(name), source, target, where)).otherwise(value)
+            ok = F.when(mine, _decoded(F.col(name), source, schema)).otherwise(ok)
+        return value, F.coalesce(ok, F.lit(False))
+
+    def explode(self, df: Frame, parsed: Column, ctx: Context) -> Frame:
+        """Envelope fields as the columns the wrapped decoder reads, the errors beside them."""
+        from spark_bindings.feed import PARSED_COL
+
+        names = self.inner.envelope_type(ctx).fieldNames()
+        keep = [F.col(_q(c)) for c in df.columns if c != PARSED_COL]
+        extra = [_ERROR]
+        if self.uses_key and ctx.contract.key:
+            extra += [_KEY, _KEY_ERROR]
+        return df.select(
+            *keep,
+            F.lit(False).alias(BAD_JSON_COL),
+            *[parsed[n].alias(f"__cdc_env_{n}") for n in names],
+            *[parsed[n].alias(n) for n in extra],
+        )
+
+    def parse_problem(self, present: Column, j: Column) -> Problem:
+        error = F.col(_ERROR)
+        return Problem("$", error, present & error.isNotNull())
+
+    def feed(self, j: Column, key_text: Column | None, ctx: Context) -> Feed:
+        feed = self.inner.feed(j, None, ctx)
+        if not self.uses_key or not ctx.contract.key:
+            return feed
+        key = ctx.json_key(F.col(_KEY), "$key").value
+        problem = Problem("$key", F.col(_KEY_ERROR), F.col(_KEY_ERROR).isNotNull())
+        return replace(feed, key=F.coalesce(key, feed.key), problems=(*feed.problems, problem))
+
+
+def _readable(writers: Sequence[Writer]) -> list[tuple[int, str]]:
+    """(id, schema) of the writers that can be read."""
+    return [(w.schema_id, w.schema) for w in writers if w.schema is not None]
+
+
+def _malformed(schema_id: Column) -> Column:
+    return F.concat(
+        F.lit("not valid Avro for schema id "),
+        schema_id.cast("string"),
+        F.lit(" (truncated or malformed)"),
+    )
+
+
+def _decoded(value: Column, source: DataType, schema: str) -> Column:
+    """Whether ``from_avro`` read the value: in ``PERMISSIVE`` mode a malformed value is a
+    struct of nulls, told apart from a record by the writer's required fields."""
+    required = _required_fields(json.loads(schema))
+    if not isinstance(source, StructType) or not required:
+        return value.isNotNull()
+    out = F.lit(False)
+    for name in required:
+        out = out | value[name].isNotNull()
+    return value.isNotNull() & out
+
+
+def _required_fields(avro: Any) -> list[str]:
+    """The fields of a record schema that cannot be null."""
+    if not isinstance(avro, dict) or avro.get("type") != "record":
+        return []
+    return [f["name"] for f in avro.get("fields", []) if not _may_be_null(f.get("type"))]
+
+
+def _may_be_null(avro: Any) -> bool:
+    if avro == "null":
+        return True
+    if isinstance(avro, list):
+        return any(_may_be_null(a) for a in avro)
+    return isinstance(avro, dict) and avro.get("type") == "null"
+
+
+def _frame_error(
+    raw: Column, framed: Column, schema_id: Column, writers: Sequence[Writer]
+) -> Column:
+    """Why a present value cannot be read with any planned writer (null when it can)."""
+    size = F.octet_length(raw)
+    short = F.concat(
+        F.lit("not Confluent wire format: "),
+        size.cast("string"),
+        F.lit(f" bytes, the header alone needs {HEADER_SIZE}"),
+    )
+    magic = F.concat(
+        F.lit("not Confluent wire format: magic byte is "),
+        F.conv(F.hex(raw.substr(1, 1)), 16, 10),
+        F.lit(", expected 0"),
+    )
+    return (
+        F.when(raw.isNull(), F.lit(None).cast("string"))
+        .when(size < HEADER_SIZE, short)
+        .when(~framed, magic)
+        .otherwise(_id_failure(schema_id, writers))
+    )
+
+
+def _id_failure(schema_id: Column, writers: Sequence[Writer]) -> Column:
+    """Why the writer of ``schema_id`` cannot be read (null when it can)."""
+    failures = {w.schema_id: w.failure for w in writers if w.failure is not None}
+    readable = [w.schema_id for w in writers if w.schema is not None]
+    unplanned = F.concat(
+        F.lit("schema id "),
+        schema_id.cast("string"),
+        F.lit(" was not planned for this decode (pass writer_ids= or subject=)"),
+    )
+    out = F.when(schema_id.isNull() | schema_id.isin(*readable), F.lit(None).cast("string"))
+    for schema_id_, failure in failures.items():
+        out = out.when(schema_id == schema_id_, F.lit(failure))
+    return out.otherwise(unplanned)
+
+
+def decode_from_avro(
+    df: DataFrame,
+    ctx: Context,
+    value_col: str,
+    key_col: str,
+    drop_control_records: bool,
+    registry: dict[str, Any],
+    options: Mapping[str, Any],
+) -> DataFrame:
+    """The canonical feed of a Confluent-framed Connect-envelope topic, read with
+    ``from_avro`` (see the module doc; ``registry`` is a ``SchemaRegistryClient`` config)."""
+    from confluent_kafka.schema_registry import SchemaRegistryClient
+
+    from spark_bindings.avro import fetch_avro_schema, subject_schema_ids
+    from spark_bindings.decode import decode_json_frame
+
+    inner = connect_decoder(ctx)
+    client = SchemaRegistryClient(registry)
+    with_key = key_col in df.columns and bool(ctx.contract.key)
+    planned = plan(
+        df,
+        value_col,
+        key_col if with_key else None,
+        lambda schema_id: fetch_avro_schema(client, schema_id, "$"),
+        lambda subject: subject_schema_ids(client, subject),
+        options,
+    )
+    decoder = AvroFramed(inner, planned, df, value_col, key_col)
+    frame = decode_json_frame(Frame(df), ctx, decoder, value_col, key_col, drop_control_records)
+    return frame.df
+
+
+def connect_decoder(ctx: Context) -> ConnectEnvelope:
+    """The JSON decoder of a Connect-envelope format (the ones with an Avro encoding)."""
+    from spark_bindings.json_formats import JSON_DECODERS
+
+    decoder = JSON_DECODERS.get(ctx.contract.format)
+    if not isinstance(decoder, ConnectEnvelope):
+        raise UnknownFormatError(
+            f"format {ctx.contract.format!r} cannot be read with from_avro (only Connect-envelope "
+            "formats; dts-avro is read by the fastavro decoder)"
+        )
+    return decoder
+
+
+def _q(name: str) -> str:
+    return "`" + name.replace("`", "``") + "`"
