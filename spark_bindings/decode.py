@@ -48,7 +48,9 @@ def decode_changes(
     of ``data``); control records are kept unless ``drop_control_records``. Works on batch and
     streaming DataFrames. Avro-encoded topics (``dts-avro``, or ``encoding="avro"`` / the contract
     option ``value_encoding: avro`` for Confluent-framed Connect envelopes) accept ``registry=``
-    (a URL, a config dict or a SchemaRegistryClient).
+    (a URL, a config dict or a SchemaRegistryClient); envelopes are read with spark-avro's
+    ``from_avro`` when it is on the classpath (``use_spark_avro=``; plan the writer schema ids
+    with ``writer_ids=`` or ``subject=``, required on a stream), else with fastavro.
 
     Building a JSON decode takes a second or two of Py4J calls; the result is kept per contract
     and input columns (in this Spark application), so a later call, e.g. on each micro-batch in
