@@ -275,29 +275,53 @@ class AvroFramed(JsonDecoder):
     texts_from_parse = False
 
     def __init__(
-        self, inner: ConnectEnvelope, plan: Plan, df: DataFrame, value_col: str, key_col: str
+        self,
+        inner: ConnectEnvelope,
+        plan: Plan,
+        df: DataFrame,
+        ctx: Context,
+        value_col: str = "value",
+        key_col: str = "key",
     ) -> None:
         self.inner = inner
-        self.plan = plan
         self.value_col = value_col
         self.key_col = key_col
-        self.uses_key = bool(plan.keys) and key_col in df.columns
-        self._types = self._catalyst_types(df)
+        self.uses_key = bool(plan.keys) and key_col in df.columns and bool(ctx.contract.key)
+        self._types: dict[str, DataType] = {}
+        values = self._usable(df, plan.values, _value_col, inner.envelope_type(ctx), "")
+        keys = self._usable(df, plan.keys, _key_col, ctx.key_wire, "key ") if self.uses_key else ()
+        self.plan = Plan(values, keys)
 
-    def _catalyst_types(self, df: DataFrame) -> dict[str, DataType]:
-        """What spark-avro makes of each writer schema (read from the analyzed plan)."""
-        empty = F.lit(b"").cast("binary")
-        columns = {
-            _value_col(i): FROM_AVRO(empty, schema) for i, schema in _readable(self.plan.values)
-        }
-        if self.uses_key:
-            columns |= {
-                _key_col(i): FROM_AVRO(empty, schema) for i, schema in _readable(self.plan.keys)
-            }
-        if not columns:
-            return {}
-        probe = df.select(*[c.alias(n) for n, c in columns.items()]).schema
-        return {f.name: f.dataType for f in probe.fields}
+    def _usable(
+        self,
+        df: DataFrame,
+        writers: Sequence[Writer],
+        column: Callable[[int], str],
+        target: StructType,
+        what: str,
+    ) -> tuple[Writer, ...]:
+        """The writers, each one spark-avro cannot read or the contract cannot take marked
+        failed (its messages get ``_error``; the others still decode)."""
+        out = []
+        for w in writers:
+            if w.schema is not None:
+                name = column(w.schema_id)
+                try:
+                    probe = df.select(FROM_AVRO(F.lit(b"").cast("binary"), w.schema).alias(name))
+                    self._types[name] = probe.schema.fields[0].dataType
+                    conform(
+                        F.col(name), self._types[name], target, f"{what}schema id {w.schema_id}"
+                    )
+                except InputError as err:
+                    w = Writer(w.schema_id, failure=err.what)
+                except Exception as err:  # spark-avro refused the schema at analysis
+                    first = str(err).strip().splitlines()[0][:200] if str(err).strip() else ""
+                    w = Writer(
+                        w.schema_id,
+                        failure=f"spark-avro cannot read schema id {w.schema_id}: {first}",
+                    )
+            out.append(w)
+        return tuple(out)
 
     def wire_schema(self, ctx: Context) -> StructType:
         return self.inner.envelope_type(ctx)
@@ -335,7 +359,7 @@ class AvroFramed(JsonDecoder):
         error = F.coalesce(F.col(_FRAME_COL), F.when(~ok, _malformed(F.col(_ID_COL))))
         parts = [env[f.name].alias(f.name) for f in target.fields]
         parts.append(error.alias(_ERROR))
-        if self.uses_key and ctx.contract.key:
+        if self.uses_key:
             key, key_ok = self._pick(self.plan.keys, _KEY_ID_COL, _key_col, ctx.key_wire, "key ")
             framed, key_id = F.col(_KEY_FRAMED_COL), F.col(_KEY_ID_COL)
             key_error = F.when(
@@ -374,7 +398,7 @@ class AvroFramed(JsonDecoder):
         names = self.inner.envelope_type(ctx).fieldNames()
         keep = [F.col(_q(c)) for c in df.columns if c != PARSED_COL]
         extra = [_ERROR]
-        if self.uses_key and ctx.contract.key:
+        if self.uses_key:
             extra += [_KEY, _KEY_ERROR]
         return df.select(
             *keep,
@@ -389,7 +413,7 @@ class AvroFramed(JsonDecoder):
 
     def feed(self, j: Column, key_text: Column | None, ctx: Context) -> Feed:
         feed = self.inner.feed(j, None, ctx)
-        if not self.uses_key or not ctx.contract.key:
+        if not self.uses_key:
             return feed
         key = ctx.json_key(F.col(_KEY), "$key").value
         problem = Problem("$key", F.col(_KEY_ERROR), F.col(_KEY_ERROR).isNotNull())
@@ -501,7 +525,7 @@ def decode_from_avro(
         lambda subject: subject_schema_ids(client, subject),
         options,
     )
-    decoder = AvroFramed(inner, planned, df, value_col, key_col)
+    decoder = AvroFramed(inner, planned, df, ctx, value_col, key_col)
     frame = decode_json_frame(Frame(df), ctx, decoder, value_col, key_col, drop_control_records)
     return frame.df
 

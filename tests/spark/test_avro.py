@@ -407,3 +407,32 @@ def test_from_avro_with_the_real_jar(spark: Any, registry_url: str) -> None:
     _, c = _versions()
     fast = _rows(_decode(df, c, registry_url, use_spark_avro=False))
     assert _rows(_decode(df, c, registry_url, use_spark_avro=True)) == fast
+
+
+def test_from_avro_writer_the_contract_cannot_take(
+    spark: Any, registry_url: str, standin_from_avro: Any
+) -> None:
+    """A writer schema whose envelope does not fit the contract fails its own messages only."""
+    import io
+    import json
+
+    import fastavro
+    from confluent_kafka.schema_registry import Schema, SchemaRegistryClient
+
+    topic = f"t{uuid.uuid4().hex[:8]}.public.orders"
+    pairs = _serialized(registry_url, topic)
+    _, c = _versions()
+    odd = contract_avro(c, "value")
+    odd["fields"] = [{**f, "type": "string"} if f["name"] == "source" else f for f in odd["fields"]]
+    client = SchemaRegistryClient({"url": registry_url})
+    odd_id = client.register_schema(f"{topic}-odd", Schema(json.dumps(odd), "AVRO"))
+    record = {**_envelope("c", None, _row(9, "1.00", None, True), 20), "source": "pg"}
+    body = io.BytesIO()
+    fastavro.schemaless_writer(body, fastavro.parse_schema(odd), record)
+    framed = b"\x00" + odd_id.to_bytes(4, "big") + body.getvalue()
+    df = _kafka_frame(spark, [*pairs[:2], (None, framed)], topic)
+    rows = _rows(_decode(df, c, registry_url, use_spark_avro=True))
+    assert [r["_error"] for r in rows[:2]] == [None, None]
+    assert rows[2]["_error"] == (
+        f"$: schema id {odd_id}.source: the writer's string is not the record the contract expects"
+    )
