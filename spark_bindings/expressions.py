@@ -503,8 +503,12 @@ def decode_text_value(
     message = _FAILURE.get(kind, f"is not a valid {kind}")
     zero_ok = dialect.zero_dates_are_null and kind in ("date", "timestamp", "zoned-timestamp")
 
+    # Whether there is a text: asked of a staged column (stripping keeps nullness), not of an
+    # expression a check would compute again.
+    present = (wire if stage is as_is else text).isNotNull()
+
     def bad(null: Column) -> Column:
-        cond = text.isNotNull() & null
+        cond = present & null
         return cond & ~_zero_date(text) if zero_ok else cond
 
     return Decoded(value, (Problem(path, message, bad(value.isNull()), bad),))
