@@ -113,9 +113,7 @@ class Context:
             if leaf.problems:
                 leaf = self.stage_decoded(leaf)
             values.append(leaf.value.alias(name))
-            problems += [
-                Problem(p.path, p.message, wire.isNotNull() & p.condition) for p in leaf.problems
-            ]
+            problems += [p.narrowed(wire.isNotNull()) for p in leaf.problems]
             if not f.optional and not f.has_default:
                 problems.append(
                     Problem(

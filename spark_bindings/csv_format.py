@@ -75,7 +75,7 @@ class ArcionS3Csv(ArcionS3Json):
                 f"has neither {x} cells (snapshot) nor {3 * x + 3} (realtime)",
                 ~shaped & ~header,
             ),
-            *[Problem(p.path, p.message, shaped & ~header & p.condition) for p in inner.problems],
+            *[p.gated(shaped & ~header) for p in inner.problems],
         ]
         c = ctx.contract.table_id
         return replace(

@@ -213,7 +213,7 @@ def _after_parse(
 ) -> tuple[Problem, ...]:
     """The parse problem first; the others only count when the message parsed."""
     parsed_ok = ~tombstone & ~F.coalesce(parse.condition, F.lit(False))
-    gated = tuple(Problem(p.path, p.message, parsed_ok & p.condition) for p in problems)
+    gated = tuple(p.gated(parsed_ok) for p in problems)
     return (Problem(parse.path, parse.message, ~tombstone & parse.condition), *gated)
 
 

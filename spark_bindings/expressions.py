@@ -15,8 +15,8 @@ Spark's ANSI mode is on by default in Spark 4: every cast that may fail is a ``t
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any, Final, Literal
 
 from pyspark.sql import Column
@@ -49,6 +49,21 @@ class Problem:
     #: The condition rebuilt from whether the value is null (a staged flag), when it depends
     #: on the value only through that.
     rebuild: Callable[[Column], Column] | None = None
+    #: Conditions that must also hold (outermost first), kept apart from ``condition`` so
+    #: that :func:`error_text` tests a gate shared by many problems once, not once each.
+    gates: tuple[Column, ...] = ()
+
+    def gated(self, gate: Column) -> Problem:
+        """This problem, counted only where ``gate`` holds too."""
+        return replace(self, gates=(gate, *self.gates))
+
+    def narrowed(self, condition: Column) -> Problem:
+        """This problem with ``condition`` joined to its own (its rebuild no longer applies)."""
+        return Problem(self.path, self.message, condition & self.condition, gates=self.gates)
+
+    def holds(self) -> Column:
+        """Where the problem holds: its gates and its condition."""
+        return _all((*self.gates, self.condition))
 
 
 @dataclass(frozen=True)
@@ -72,10 +87,46 @@ def error_text(problems: tuple[Problem, ...] | list[Problem]) -> Column:
     """One string naming every problem that holds (null when none does)."""
     if not problems:
         return F.lit(None).cast("string")
-    parts = [F.when(p.condition, _problem_text(p)) for p in problems]
+    parts: list[Column] = []
+    found: list[Column] = []
+    for gates, members in _by_gates(problems):
+        texts = [F.when(p.condition, _problem_text(p)) for p in members]
+        if not gates:
+            parts += texts
+            found += [p.condition for p in members]
+            continue
+        # a gate shared by consecutive problems is tested once for all of them
+        some = _all(gates) & _any([p.condition for p in members])
+        found.append(some)
+        parts.append(F.when(some, texts[0] if len(texts) == 1 else F.concat_ws("; ", *texts)))
     # The text is built only on rows where some problem holds: a clean row pays for the
     # (short-circuited) conditions, not for assembling strings.
-    return F.when(_any_condition(tuple(problems)), F.concat_ws("; ", *parts))
+    return F.when(F.coalesce(_any(found), F.lit(False)), F.concat_ws("; ", *parts))
+
+
+def _by_gates(problems: Sequence[Problem]) -> list[tuple[tuple[Column, ...], list[Problem]]]:
+    """Runs of consecutive problems under the same gates (the same Column objects)."""
+    runs: list[tuple[tuple[Column, ...], list[Problem]]] = []
+    for p in problems:
+        if runs and [id(g) for g in runs[-1][0]] == [id(g) for g in p.gates]:
+            runs[-1][1].append(p)
+        else:
+            runs.append((p.gates, [p]))
+    return runs
+
+
+def _all(conditions: Sequence[Column]) -> Column:
+    out = conditions[0]
+    for c in conditions[1:]:
+        out = out & c
+    return out
+
+
+def _any(conditions: Sequence[Column]) -> Column:
+    out = conditions[0]
+    for c in conditions[1:]:
+        out = out | c
+    return out
 
 
 def _problem_text(p: Problem) -> Column:
@@ -530,9 +581,7 @@ def decode_struct(
         name = field_schema.field or spark_field.name
         child = rule(wire[name], field_schema, spark_field.dataType, f"{path}.{name}")
         values.append(child.value.alias(spark_field.name))
-        problems.extend(
-            Problem(p.path, p.message, wire.isNotNull() & p.condition) for p in child.problems
-        )
+        problems.extend(p.narrowed(wire.isNotNull()) for p in child.problems)
         if not field_schema.optional and not field_schema.has_default:
             problems.append(
                 Problem(
@@ -576,10 +625,7 @@ def _decode_map(
 def _any_condition(problems: tuple[Problem, ...]) -> Column:
     if not problems:
         return F.lit(False)
-    out = problems[0].condition
-    for p in problems[1:]:
-        out = out | p.condition
-    return F.coalesce(out, F.lit(False))
+    return F.coalesce(_any([p.holds() for p in problems]), F.lit(False))
 
 
 def known_rule_names() -> set[str]:

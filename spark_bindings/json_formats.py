@@ -545,7 +545,7 @@ class CanalJson(JsonDecoder):
 
 
 def _gated(problems: tuple[Problem, ...], gate: Column) -> list[Problem]:
-    return [Problem(p.path, p.message, gate & p.condition) for p in problems]
+    return [p.gated(gate) for p in problems]
 
 
 # --- arcion-json, cdl-debezium-json, cdl-json: more Connect envelopes ---------------------------
@@ -911,7 +911,7 @@ def _text_image(
 
 
 def _with_path(problems: tuple[Problem, ...], old: str, new: str) -> tuple[Problem, ...]:
-    return tuple(Problem(new + p.path.removeprefix(old), p.message, p.condition) for p in problems)
+    return tuple(replace(p, path=new + p.path.removeprefix(old)) for p in problems)
 
 
 def _epoch_ms(text: Column) -> Column:
