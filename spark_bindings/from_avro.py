@@ -7,7 +7,8 @@ the driver:
 1. **Writer schema ids.** ``writer_ids=`` names them; else ``subject=`` (every version of that
    registry subject); else, for a batch DataFrame, the distinct ids in its values (one extra
    pass over the data). A streaming DataFrame needs one of the first two. The key's ids come
-   the same way (``key_writer_ids=``, ``key_subject=``, or the distinct ids of a batch).
+   the same way (``key_writer_ids=``, ``key_subject=``, by default ``<topic>-key`` when
+   ``subject=`` is ``<topic>-value``, or the distinct ids of a batch).
 2. **One ``from_avro`` per writer id**, with that writer schema stripped of its logical types:
    logical types do not change the binary encoding, and without them every value arrives as
    its base type (epoch days and micros as integers, decimals as their unscaled bytes), the
@@ -120,10 +121,18 @@ def _ids(
     """The writer ids of ``col``: ``<prefix>writer_ids=``, ``<prefix>subject=`` or a scan."""
     given: Iterable[int] | None = options.get(f"{prefix}writer_ids")
     subject: str | None = options.get(f"{prefix}subject")
+    derived = given is None and subject is None and prefix == "key_"
+    if derived:
+        subject = _key_subject(options.get("subject"))
     if given is not None:
         ids = sorted({int(i) for i in given})
     elif subject is not None:
-        ids = sorted(set(versions(subject)))
+        try:
+            ids = sorted(set(versions(subject)))
+        except InputError:
+            if not derived:
+                raise
+            ids = []  # no key subject beside the value's: keys come from the rows
     elif df.isStreaming:
         raise InputError(
             f"a streaming decode with from_avro needs {prefix}writer_ids= or {prefix}subject= "
@@ -136,6 +145,14 @@ def _ids(
             f"{len(ids)} writer schema ids for {col!r}: at most {MAX_WRITER_IDS} per decode"
         )
     return ids
+
+
+def _key_subject(value_subject: Any) -> str | None:
+    """The key subject beside a value subject named by TopicNameStrategy (``<topic>-value``)."""
+    suffix = "-value"
+    if isinstance(value_subject, str) and value_subject.endswith(suffix):
+        return value_subject[: -len(suffix)] + "-key"
+    return None
 
 
 def _distinct_ids(df: DataFrame, col: str) -> list[int]:

@@ -358,7 +358,7 @@ def test_from_avro_streaming_needs_planned_ids(
     _, c = _versions()
     with pytest.raises(InputError, match="streaming decode with from_avro needs writer_ids="):
         _decode(stream, c, registry_url)
-    decoded = _decode(stream, c, registry_url, subject=f"{topic}-value", key_subject=f"{topic}-key")
+    decoded = _decode(stream, c, registry_url, subject=f"{topic}-value")  # and <topic>-key
     query = decoded.writeStream.format("memory").queryName(f"q{uuid.uuid4().hex[:8]}").start()
     try:
         query.processAllAvailable()
