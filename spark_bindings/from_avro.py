@@ -102,9 +102,11 @@ def plan(
     options: Mapping[str, Any],
 ) -> Plan:
     """Which writer schemas to read (see the module doc): ``fetch`` gets one schema by id,
-    ``versions`` the ids of every version of a subject."""
-    value_ids = _ids(df, value_col, "", options, versions)
-    key_ids = _ids(df, key_col, "key_", options, versions) if key_col is not None else []
+    ``versions`` the ids of every version of a subject; the ids of a batch not named by the
+    options are scanned in one pass for value and key together."""
+    scanned = _Scan(df, [value_col] if key_col is None else [value_col, key_col])
+    value_ids = _ids(df, value_col, "", options, versions, scanned)
+    key_ids = _ids(df, key_col, "key_", options, versions, scanned) if key_col else []
     return Plan(
         values=tuple(_writer(i, fetch) for i in value_ids),
         keys=tuple(_writer(i, fetch) for i in key_ids),
@@ -117,6 +119,7 @@ def _ids(
     prefix: str,
     options: Mapping[str, Any],
     versions: Callable[[str], list[int]],
+    scanned: _Scan,
 ) -> list[int]:
     """The writer ids of ``col``: ``<prefix>writer_ids=``, ``<prefix>subject=`` or a scan."""
     given: Iterable[int] | None = options.get(f"{prefix}writer_ids")
@@ -139,7 +142,7 @@ def _ids(
             "(the writer schema ids cannot be read from a stream before it runs)"
         )
     else:
-        ids = _distinct_ids(df, col)
+        ids = scanned.ids(col)
     if len(ids) > MAX_WRITER_IDS:
         raise InputError(
             f"{len(ids)} writer schema ids for {col!r}: at most {MAX_WRITER_IDS} per decode"
@@ -155,11 +158,24 @@ def _key_subject(value_subject: Any) -> str | None:
     return None
 
 
-def _distinct_ids(df: DataFrame, col: str) -> list[int]:
-    """The schema ids of the Confluent-framed values of ``col`` (one pass over the data)."""
-    raw = _binary(F.col(_q(col)))
-    rows = df.select(_schema_id(raw).alias("id")).where(_framed(raw)).distinct().collect()
-    return sorted(int(r["id"]) for r in rows)
+class _Scan:
+    """The distinct schema ids of the framed values of some columns, read in one pass over
+    the data the first time any column's are asked for."""
+
+    def __init__(self, df: DataFrame, columns: Sequence[str]) -> None:
+        self.df = df
+        self.columns = list(columns)
+        self._found: dict[str, list[int]] | None = None
+
+    def ids(self, col: str) -> list[int]:
+        if self._found is None:
+            sets = []
+            for c in self.columns:
+                raw = _binary(F.col(_q(c)))
+                sets.append(F.collect_set(F.when(_framed(raw), _schema_id(raw))).alias(c))
+            row = self.df.agg(*sets).collect()[0]
+            self._found = {c: sorted(int(i) for i in row[c]) for c in self.columns}
+        return self._found[col]
 
 
 def _writer(schema_id: int, fetch: Callable[[int], Mapping[str, Any] | ContractsError]) -> Writer:
@@ -252,8 +268,9 @@ def _conform_struct(value: Column, source: DataType, target: StructType, where: 
 
 
 def _castable(source: DataType, target: DataType) -> bool:
-    atomic = (StructType, ArrayType, MapType, BinaryType)
-    if isinstance(source, atomic) or isinstance(target, atomic):
+    """Whether a plain cast reads ``source`` as ``target`` (numbers, strings, booleans)."""
+    not_scalar = (StructType, ArrayType, MapType, BinaryType)
+    if isinstance(source, not_scalar) or isinstance(target, not_scalar):
         return False
     return not (
         isinstance(target, BooleanType) and not isinstance(source, BooleanType | StringType)
