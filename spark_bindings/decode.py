@@ -17,7 +17,7 @@ from spark_bindings.expressions import Problem
 from spark_bindings.feed import PARSED_COL, Feed, finish
 from spark_bindings.frame import Frame, StepCache, replay
 from spark_bindings.json_formats import JSON_DECODERS, JsonDecoder
-from spark_bindings.schema import as_contract
+from spark_bindings.schema import as_contract, quoted
 from spark_bindings.session import HOTSPOT_HUGE_METHOD, HUGE_METHOD_CONF, interpreted_methods_risk
 
 #: Working columns: the message did not parse; the message was present (not a tombstone).
@@ -136,19 +136,19 @@ def decode_json_frame(
     """The feed of ``df`` through ``decoder``: its working columns, one parse per message,
     the explode, the staged texts and values, then :func:`~spark_bindings.feed.finish`."""
     keep = passthrough_columns(df, value_col, key_col)
-    text = F.col(_q(value_col)).cast("string")
+    text = F.col(quoted(value_col)).cast("string")
     has_key = decoder.uses_key and key_col in df.columns
-    key_text = F.col(_q(key_col)).cast("string") if has_key else None
+    key_text = F.col(quoted(key_col)).cast("string") if has_key else None
     # The decoder's working columns (generated code), then the parse; the raw value is not
     # carried past the parse (every later stage would copy it), only whether it was present.
     prepared = decoder.prepare(
-        df.select("*", F.col(_q(value_col)).isNotNull().alias(PRESENT_COL)), text, ctx
+        df.select("*", F.col(quoted(value_col)).isNotNull().alias(PRESENT_COL)), text, ctx
     )
     carried = [c for c in df.columns if c != value_col] + [PRESENT_COL]
     parse_expr = decoder.parse(text, ctx)
     early = _texts_over_parse(decoder, parse_expr, key_text, ctx)
     parsed = prepared.select(
-        *[F.col(_q(c)) for c in carried],
+        *[F.col(quoted(c)) for c in carried],
         parse_expr.alias(PARSED_COL),
         *[v.alias(k) for k, v in early.items()],
     )
@@ -215,7 +215,3 @@ def _after_parse(
     parsed_ok = ~tombstone & ~F.coalesce(parse.condition, F.lit(False))
     gated = tuple(p.gated(parsed_ok) for p in problems)
     return (Problem(parse.path, parse.message, ~tombstone & parse.condition), *gated)
-
-
-def _q(name: str) -> str:
-    return "`" + name.replace("`", "``") + "`"

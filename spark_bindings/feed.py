@@ -25,6 +25,7 @@ from pyspark.sql.types import ArrayType, DataType, MapType, StringType, StructFi
 from contracts.events import OPS
 from spark_bindings.expressions import Problem, error_text
 from spark_bindings.frame import Frame
+from spark_bindings.schema import quoted
 
 #: The canonical columns, in output order (before the passed-through input columns).
 CANONICAL: Final = ("op", "table", "key", "before", "after", "ts_ms", "source_ts_ms", "position")
@@ -130,7 +131,7 @@ def finish(
         ERROR_COL: error_text(list(feed.problems)),
     }
     staged = df.select(
-        *[F.col(_quoted(c)) for c in passthrough],
+        *[F.col(quoted(c)) for c in passthrough],
         *[v.alias(k) for k, v in parts.items()],
     )
     c = F.col
@@ -145,7 +146,7 @@ def finish(
         c("__cdc_ts_ms").cast("long").alias("ts_ms"),
         c("__cdc_source_ts_ms").cast("long").alias("source_ts_ms"),
         c("__cdc_position").alias("position"),
-        *[c(_quoted(name)) for name in passthrough],
+        *[c(quoted(name)) for name in passthrough],
         F.when(ok, c("__cdc_control")).alias(CONTROL_COL),
         c(ERROR_COL),
     )
@@ -163,7 +164,3 @@ def all_nullable(t: DataType) -> DataType:
     if isinstance(t, MapType):
         return MapType(t.keyType, all_nullable(t.valueType), True)
     return t
-
-
-def _quoted(name: str) -> str:
-    return "`" + name.replace("`", "``") + "`"

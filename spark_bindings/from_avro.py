@@ -54,6 +54,7 @@ from spark_bindings.expressions import Problem
 from spark_bindings.feed import Feed
 from spark_bindings.frame import Frame
 from spark_bindings.json_formats import BAD_JSON_COL, ConnectEnvelope, JsonDecoder
+from spark_bindings.schema import quoted
 
 HEADER_SIZE: Final = 5
 #: The most writer schema ids one decode plans for (each is a ``from_avro`` expression).
@@ -171,7 +172,7 @@ class _Scan:
         if self._found is None:
             sets = []
             for c in self.columns:
-                raw = _binary(F.col(_q(c)))
+                raw = _binary(F.col(quoted(c)))
                 sets.append(F.collect_set(F.when(_framed(raw), _schema_id(raw))).alias(c))
             row = self.df.agg(*sets).collect()[0]
             self._found = {c: sorted(int(i) for i in row[c]) for c in self.columns}
@@ -361,7 +362,7 @@ class AvroFramed(JsonDecoder):
         return self.inner.envelope_type(ctx)
 
     def prepare(self, df: Frame, text: Column, ctx: Context) -> Frame:
-        raw = _binary(F.col(_q(self.value_col)))
+        raw = _binary(F.col(quoted(self.value_col)))
         framed = _framed(raw)
         schema_id = F.when(framed, _schema_id(raw))
         columns = [
@@ -376,7 +377,7 @@ class AvroFramed(JsonDecoder):
         return df.select("*", *columns)
 
     def _key_columns(self) -> list[Column]:
-        raw = _binary(F.col(_q(self.key_col)))
+        raw = _binary(F.col(quoted(self.key_col)))
         framed = F.coalesce((F.octet_length(raw) > HEADER_SIZE) & _framed(raw), F.lit(False))
         key_id = F.when(framed, _schema_id(raw))
         columns = [key_id.alias(_KEY_ID_COL), framed.alias(_KEY_FRAMED_COL)]
@@ -430,7 +431,7 @@ class AvroFramed(JsonDecoder):
         from spark_bindings.feed import PARSED_COL
 
         names = self.inner.envelope_type(ctx).fieldNames()
-        keep = [F.col(_q(c)) for c in df.columns if c != PARSED_COL]
+        keep = [F.col(quoted(c)) for c in df.columns if c != PARSED_COL]
         extra = [_ERROR]
         if self.uses_key:
             extra += [_KEY, _KEY_ERROR]
@@ -575,7 +576,3 @@ def connect_decoder(ctx: Context) -> ConnectEnvelope:
             "formats; dts-avro is read by the fastavro decoder)"
         )
     return decoder
-
-
-def _q(name: str) -> str:
-    return "`" + name.replace("`", "``") + "`"

@@ -67,14 +67,14 @@ def to_ddl(schema: StructType) -> str:
 
 
 def _ddl_field(f: StructField) -> str:
-    text = f"{_quote(f.name)} {_ddl_type(f.dataType)}"
+    text = f"{quoted(f.name)} {_ddl_type(f.dataType)}"
     return text if f.nullable else f"{text} NOT NULL"
 
 
 def _ddl_type(t: DataType) -> str:
     if isinstance(t, StructType):
         inner = ", ".join(
-            f"{_quote(f.name)}: {_ddl_type(f.dataType)}{'' if f.nullable else ' NOT NULL'}"
+            f"{quoted(f.name)}: {_ddl_type(f.dataType)}{'' if f.nullable else ' NOT NULL'}"
             for f in t.fields
         )
         return f"STRUCT<{inner}>"
@@ -85,7 +85,8 @@ def _ddl_type(t: DataType) -> str:
     return t.simpleString().upper()
 
 
-def _quote(name: str) -> str:
+def quoted(name: str) -> str:
+    """A column name as Spark SQL writes it (backticks, inner backticks doubled)."""
     return "`" + name.replace("`", "``") + "`"
 
 
