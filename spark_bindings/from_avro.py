@@ -49,14 +49,14 @@ from pyspark.sql.types import (
 )
 
 from contracts.errors import ContractsError, InputError, UnknownFormatError
+from spark_bindings.avro import HEADER_SIZE, MAGIC
 from spark_bindings.context import Context
 from spark_bindings.expressions import Problem
 from spark_bindings.feed import Feed
 from spark_bindings.frame import Frame
-from spark_bindings.json_formats import BAD_JSON_COL, ConnectEnvelope, JsonDecoder
+from spark_bindings.json_formats import BAD_JSON_COL, ConnectEnvelope, JsonDecoder, envelope_column
 from spark_bindings.schema import quoted
 
-HEADER_SIZE: Final = 5
 #: The most writer schema ids one decode plans for (each is a ``from_avro`` expression).
 MAX_WRITER_IDS: Final = 64
 #: spark-avro's Catalyst type property, removed with the logical types.
@@ -207,7 +207,7 @@ def _binary(col: Column) -> Column:
 
 
 def _framed(raw: Column) -> Column:
-    return (F.octet_length(raw) >= HEADER_SIZE) & (F.hex(raw.substr(1, 1)) == F.lit("00"))
+    return (F.octet_length(raw) >= HEADER_SIZE) & (F.hex(raw.substr(1, 1)) == F.lit(f"{MAGIC:02X}"))
 
 
 def _schema_id(raw: Column) -> Column:
@@ -323,6 +323,8 @@ class AvroFramed(JsonDecoder):
         self.key_col = key_col
         self.uses_key = bool(plan.keys) and key_col in df.columns and bool(ctx.contract.key)
         self._types: dict[str, DataType] = {}
+        #: Each readable writer's value conformed to its target (built once, when checked).
+        self._conformed: dict[str, Column] = {}
         values = self._usable(df, plan.values, _value_col, inner.envelope_type(ctx), "")
         keys = self._usable(df, plan.keys, _key_col, ctx.key_wire, "key ") if self.uses_key else ()
         self.plan = Plan(values, keys)
@@ -344,7 +346,7 @@ class AvroFramed(JsonDecoder):
                 try:
                     probe = df.select(FROM_AVRO(F.lit(b"").cast("binary"), w.schema).alias(name))
                     self._types[name] = probe.schema.fields[0].dataType
-                    conform(
+                    self._conformed[name] = conform(
                         F.col(name), self._types[name], target, f"{what}schema id {w.schema_id}"
                     )
                 except InputError as err:
@@ -390,12 +392,12 @@ class AvroFramed(JsonDecoder):
         """The message's envelope (its writer's, conformed to the wire type), why it could not
         be read (null when it could), and the same two for the Kafka key."""
         target = self.inner.envelope_type(ctx)
-        env, ok = self._pick(self.plan.values, _ID_COL, _value_col, target, "")
+        env, ok = self._pick(self.plan.values, _ID_COL, _value_col, target)
         error = F.coalesce(F.col(_FRAME_COL), F.when(~ok, _malformed(F.col(_ID_COL))))
         parts = [env[f.name].alias(f.name) for f in target.fields]
         parts.append(error.alias(_ERROR))
         if self.uses_key:
-            key, key_ok = self._pick(self.plan.keys, _KEY_ID_COL, _key_col, ctx.key_wire, "key ")
+            key, key_ok = self._pick(self.plan.keys, _KEY_ID_COL, _key_col, ctx.key_wire)
             framed, key_id = F.col(_KEY_FRAMED_COL), F.col(_KEY_ID_COL)
             key_error = F.when(
                 framed,
@@ -412,18 +414,15 @@ class AvroFramed(JsonDecoder):
         id_col: str,
         column: Callable[[int], str],
         target: StructType,
-        what: str,
     ) -> tuple[Column, Column]:
         """The value of the row's writer conformed to ``target``, and whether it decoded."""
         value: Column = F.lit(None).cast(target)
         ok: Column = F.lit(False)
         for i, schema in reversed(_readable(writers)):
             name = column(i)
-            source = self._types[name]
             mine = F.col(id_col) == i
-            where = f"{what}schema id {i}"
-            value = F.when(mine, conform(F.col(name), source, target, where)).otherwise(value)
-            ok = F.when(mine, _decoded(F.col(name), source, schema)).otherwise(ok)
+            value = F.when(mine, self._conformed[name]).otherwise(value)
+            ok = F.when(mine, _decoded(F.col(name), self._types[name], schema)).otherwise(ok)
         return value, F.coalesce(ok, F.lit(False))
 
     def explode(self, df: Frame, parsed: Column, ctx: Context) -> Frame:
@@ -438,7 +437,7 @@ class AvroFramed(JsonDecoder):
         return df.select(
             *keep,
             F.lit(False).alias(BAD_JSON_COL),
-            *[parsed[n].alias(f"__cdc_env_{n}") for n in names],
+            *[parsed[n].alias(envelope_column(n)) for n in names],
             *[parsed[n].alias(n) for n in extra],
         )
 
@@ -508,7 +507,7 @@ def _frame_error(
     magic = F.concat(
         F.lit("not Confluent wire format: magic byte is "),
         F.conv(F.hex(raw.substr(1, 1)), 16, 10),
-        F.lit(", expected 0"),
+        F.lit(f", expected {MAGIC}"),
     )
     return (
         F.when(raw.isNull(), F.lit(None).cast("string"))

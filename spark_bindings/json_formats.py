@@ -187,6 +187,11 @@ def payload_only(text: Column, tail: Column, inner: StructType, whole: Column) -
     return F.when(F.coalesce(top_level, F.lit(False)), quick[_SPAN]).otherwise(whole)
 
 
+def envelope_column(name: str) -> str:
+    """The working column an envelope field is resolved into (see ``ConnectEnvelope.explode``)."""
+    return f"__cdc_env_{name}"
+
+
 class ConnectEnvelope(JsonDecoder):
     """``{schema, payload}`` (or the payload alone) holding a Debezium-style envelope."""
 
@@ -231,7 +236,7 @@ class ConnectEnvelope(JsonDecoder):
         return df.select(
             *keep,
             bad.alias(BAD_JSON_COL),
-            *[env[n].alias(f"__cdc_env_{n}") for n in names],
+            *[env[n].alias(envelope_column(n)) for n in names],
         )
 
     def parse(self, text: Column, ctx: Context) -> Column:
@@ -259,7 +264,7 @@ class ConnectEnvelope(JsonDecoder):
     @staticmethod
     def field(j: Column, name: str) -> Column:
         """A resolved envelope field (see :meth:`explode`)."""
-        return F.col(f"__cdc_env_{name}")
+        return F.col(envelope_column(name))
 
     def image(self, j: Column, name: str, ctx: Context) -> Decoded:
         wire = self.field(j, name)
