@@ -35,6 +35,12 @@ class InputFormat(enum.StrEnum):
     json = "json"
     csv = "csv"
     avro = "avro"
+    parquet = "parquet"
+
+
+class Encoding(enum.StrEnum):
+    json = "json"
+    avro = "avro"
 
 
 def spark_schema_cmd(
@@ -85,6 +91,23 @@ def decode_cmd(
         InputFormat, typer.Option(help="How the input is laid out.")
     ] = InputFormat.auto,
     master: Annotated[str, typer.Option(help="Spark master URL.")] = "local[*]",
+    registry: Annotated[
+        str | None,
+        typer.Option(
+            envvar="SCHEMA_REGISTRY_URL",
+            help="Schema Registry URL, for Confluent-framed Avro values (env SCHEMA_REGISTRY_URL).",
+        ),
+    ] = None,
+    encoding: Annotated[
+        Encoding | None,
+        typer.Option(
+            help="How values are encoded (default: the contract's value_encoding option, else json)."
+        ),
+    ] = None,
+    subject: Annotated[
+        str | None,
+        typer.Option(help="Value subject whose versions are the Avro writer schemas (from_avro)."),
+    ] = None,
     drop_control_records: Annotated[
         bool, typer.Option(help="Leave tombstones, heartbeats and DDL out.")
     ] = False,
@@ -107,7 +130,8 @@ def decode_cmd(
     spark = local_session("cdc-contracts-decode", master)
     try:
         df = read_input(spark, [str(p) for p in input_], input_format.value, c.format)  # type: ignore[arg-type]
-        feed = decode_changes(df, c, drop_control_records=drop_control_records)
+        options = _avro_options(registry, encoding, subject)
+        feed = decode_changes(df, c, drop_control_records=drop_control_records, **options)
         write_parquet(feed, str(output))
         written = spark.read.parquet(str(output))
         label = F.coalesce(
@@ -140,6 +164,14 @@ def decode_cmd(
         [[k, v] for k, v in summary["counts"].items()],
     )
     typer.echo(f"errors: {summary['errors']}")
+
+
+def _avro_options(
+    registry: str | None, encoding: Encoding | None, subject: str | None
+) -> dict[str, Any]:
+    """The Avro options of ``decode_changes`` that were given on the command line."""
+    given = {"registry": registry, "encoding": encoding and encoding.value, "subject": subject}
+    return {k: v for k, v in given.items() if v is not None}
 
 
 def register(app: typer.Typer) -> None:

@@ -6,7 +6,10 @@ timestamp — the columns ``spark.read.format("kafka")`` gives, so jobs and test
 - ``json``: arrays or concatenated pretty-printed documents, as in vendor docs (read on the
   driver with the core's reader, for samples);
 - ``csv``: one CSV line per message (Arcion S3 CSV);
-- ``avro``: Avro-binary messages (Confluent framed, or a DTS container/concatenated file).
+- ``avro``: DTS Avro records (a container file, or records written one after another);
+- ``parquet``: Kafka-shaped Parquet (``key``/``value`` columns and any others, as a job writes
+  ``spark.read.format("kafka")`` out), binary-safe, so the way to bring Confluent-framed Avro
+  messages to the decoder from files.
 """
 
 from __future__ import annotations
@@ -32,7 +35,7 @@ from pyspark.sql.types import (
 from contracts.errors import InputError
 from contracts.formats.base import Message
 
-InputFormat = Literal["auto", "kcat", "values", "json", "csv", "avro"]
+InputFormat = Literal["auto", "kcat", "values", "json", "csv", "avro", "parquet"]
 
 #: The columns of Spark's Kafka source that these readers reproduce.
 KAFKA_SCHEMA: Final = StructType(
@@ -156,7 +159,10 @@ def read_avro_messages(spark: SparkSession, paths: Sequence[str], fmt: str) -> D
     from spark_bindings.avro import AVRO_FORMATS, dts_values
 
     if fmt not in AVRO_FORMATS:
-        raise UnknownFormatError(f"no Avro file reader for format {fmt!r}")
+        raise UnknownFormatError(
+            f"no Avro file reader for format {fmt!r}: Confluent-framed messages are read from "
+            "Kafka-shaped Parquet (--input-format parquet: key/value columns), with a registry"
+        )
     values: list[bytes | str | None] = []
     for path in paths:
         try:
@@ -167,14 +173,51 @@ def read_avro_messages(spark: SparkSession, paths: Sequence[str], fmt: str) -> D
     return frame_from_values(spark, values)
 
 
+def read_parquet(spark: SparkSession, paths: Sequence[str]) -> DataFrame:
+    """Kafka-shaped Parquet files or directories: a binary (or string) ``value`` column and
+    optionally ``key``; every other column is passed through to the feed."""
+    for path in paths:
+        if not Path(path).exists():
+            raise InputError("no such file", path)
+    df = spark.read.parquet(*paths)
+    types = dict(df.dtypes)
+    for name in ("value", "key"):
+        if types.get(name, "binary") not in ("binary", "string"):
+            raise InputError(
+                f"column {name!r} is {types[name]}, expected binary or string (Kafka-shaped "
+                "Parquet: key, value, topic, partition, offset, timestamp)",
+                paths[0],
+            )
+    if "value" not in types:
+        raise InputError(
+            f"no 'value' column (found: {', '.join(df.columns)}); expected Kafka-shaped "
+            "Parquet: key, value, topic, partition, offset, timestamp",
+            paths[0],
+        )
+    if "key" not in types:
+        df = df.select(F.lit(None).cast("binary").alias("key"), "*")
+    return df
+
+
+def _holds_parquet(directory: Path) -> bool:
+    return any(directory.rglob("*.parquet"))
+
+
 def sniff(path: str) -> InputFormat:
-    """``kcat``, ``values``, ``json``, ``csv`` or ``avro`` from a file's first bytes."""
+    """``kcat``, ``values``, ``json``, ``csv``, ``avro`` or ``parquet`` from a file's first
+    bytes (a directory: ``parquet``, when it holds Parquet files)."""
     p = Path(path)
+    if p.is_dir():
+        if _holds_parquet(p):
+            return "parquet"
+        raise InputError("is a directory without Parquet files", str(p))
     try:
         with p.open("rb") as handle:
             head = handle.read(4096)
     except FileNotFoundError:
         raise InputError("no such file", str(p)) from None
+    if head.startswith(b"PAR1"):
+        return "parquet"
     if head.startswith(b"Obj\x01") or head[:1] == b"\x00" or p.suffix in (".avro", ".bin"):
         return "avro"
     stripped = head.lstrip()
@@ -203,5 +246,10 @@ def read_input(
         return read_avro_messages(spark, paths, fmt)
     if kind == "json":
         return read_json_documents(spark, paths, fmt)
-    readers = {"kcat": read_kcat, "values": read_values, "csv": read_values}
+    readers = {
+        "kcat": read_kcat,
+        "values": read_values,
+        "csv": read_values,
+        "parquet": read_parquet,
+    }
     return readers[kind](spark, paths)

@@ -8,6 +8,7 @@ DataFrame.
 from __future__ import annotations
 
 import datetime as dt
+import json
 import uuid
 from collections.abc import Iterator
 from decimal import Decimal
@@ -148,7 +149,6 @@ def _envelope(op: str, before: Any, after: Any, ts: int) -> dict[str, Any]:
 
 
 def _serialized(url: str, topic: str) -> list[tuple[bytes | None, bytes | None]]:
-    import json
 
     from confluent_kafka.schema_registry import SchemaRegistryClient
     from confluent_kafka.schema_registry.avro import AvroSerializer
@@ -258,6 +258,103 @@ def test_contract_option_selects_avro(spark: Any, registry_url: str, tmp_path: P
     assert not wants_avro(c, {})
     with pytest.raises(Exception, match="registry="):
         _decode(frame_from_values(spark, [b"x"]), c, None)  # type: ignore[arg-type]
+
+
+def _kafka_parquet(spark: Any, pairs: list[tuple[bytes | None, bytes | None]], path: Path) -> None:
+    """The topic as a job would write it out of ``spark.read.format("kafka")``."""
+    _kafka_frame(spark, pairs, "orders-topic").coalesce(1).write.parquet(str(path))
+
+
+def _cli(args: list[str]) -> Any:
+    from typer.testing import CliRunner
+
+    from cli.main import app
+
+    return CliRunner().invoke(app, args)  # reuses the test session (never stops it)
+
+
+def _failing_cli(args: list[str], monkeypatch: pytest.MonkeyPatch, capsys: Any) -> str:
+    """Run the real entry point (which turns errors into one line); its stderr."""
+    import sys
+
+    from cli.main import main
+
+    monkeypatch.setattr(sys, "argv", ["cdc-contracts", *args])
+    with pytest.raises(SystemExit) as stopped:
+        main()
+    assert stopped.value.code not in (0, None)
+    err: str = capsys.readouterr().err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1, err
+    return err
+
+
+def test_cli_decodes_confluent_avro_from_kafka_parquet(
+    spark: Any, registry_url: str, tmp_path: Path
+) -> None:
+    topic = f"t{uuid.uuid4().hex[:8]}.public.orders"
+    pairs = _serialized(registry_url, topic)
+    _kafka_parquet(spark, pairs, tmp_path / "topic")
+    contract = tmp_path / "orders.yaml"
+    contract.write_text(ORDERS.read_text())
+    out = tmp_path / "feed"
+    args = ["spark", "decode", "--contract", str(contract), "--input", str(tmp_path / "topic")]
+    args += ["--output", str(out), "--encoding", "avro", "--registry", registry_url]
+    result = _cli([*args, "--output-mode", "json"])
+    assert result.exit_code == 0, result.output
+    summary = json.loads(result.stdout)
+    assert summary["counts"] == {"c": 2, "control:tombstone": 1, "d": 1, "u": 1}
+    assert summary["errors"] == 0
+    written = spark.read.parquet(str(out)).orderBy("offset").collect()
+    assert [r["after"]["amount"] for r in written[:2]] == [
+        Decimal("-123.45"),
+        Decimal("99999999.99"),
+    ]
+    assert {r["topic"] for r in written} == {"orders-topic"}
+
+
+def test_cli_avro_without_registry_is_one_clear_line(
+    spark: Any, registry_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any
+) -> None:
+    topic = f"t{uuid.uuid4().hex[:8]}.public.orders"
+    _kafka_parquet(spark, _serialized(registry_url, topic), tmp_path / "topic")
+    args = ["spark", "decode", "--contract", str(ORDERS), "--input", str(tmp_path / "topic")]
+    monkeypatch.delenv("SCHEMA_REGISTRY_URL", raising=False)
+    args += ["--output", str(tmp_path / "feed"), "--encoding", "avro"]
+    assert "needs registry=" in _failing_cli(args, monkeypatch, capsys)
+
+
+def test_cli_parquet_without_value_column(
+    spark: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any
+) -> None:
+    spark.createDataFrame([(1, "x")], "offset long, payload string").write.parquet(
+        str(tmp_path / "odd")
+    )
+    args = ["spark", "decode", "--contract", str(ORDERS), "--input", str(tmp_path / "odd")]
+    err = _failing_cli([*args, "--output", str(tmp_path / "feed")], monkeypatch, capsys)
+    assert "no 'value' column (found: offset, payload)" in err
+    assert str(tmp_path / "odd") in err
+
+
+def test_cli_avro_input_format_for_a_confluent_contract_says_what_to_use(
+    spark: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any
+) -> None:
+    frame = tmp_path / "frames.bin"
+    frame.write_bytes(b"\x00\x00\x00\x00\x01\x02")
+    args = ["spark", "decode", "--contract", str(ORDERS), "--input", str(frame)]
+    err = _failing_cli([*args, "--output", str(tmp_path / "feed")], monkeypatch, capsys)
+    assert "--input-format parquet" in err
+
+
+def test_sniff_knows_parquet_files_and_directories(spark: Any, tmp_path: Path) -> None:
+    from contracts.errors import InputError
+    from spark_bindings.inputs import sniff
+
+    _kafka_parquet(spark, [(None, b"{}")], tmp_path / "topic")
+    part = next((tmp_path / "topic").glob("*.parquet"))
+    assert sniff(str(tmp_path / "topic")) == "parquet" and sniff(str(part)) == "parquet"
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(InputError, match="directory without Parquet files"):
+        sniff(str(tmp_path / "empty"))
 
 
 # --- the from_avro decoder (spark_bindings.from_avro) ----------------------------------------------
@@ -414,7 +511,6 @@ def test_from_avro_writer_the_contract_cannot_take(
 ) -> None:
     """A writer schema whose envelope does not fit the contract fails its own messages only."""
     import io
-    import json
 
     import fastavro
     from confluent_kafka.schema_registry import Schema, SchemaRegistryClient
