@@ -37,6 +37,8 @@ from contracts.formats.base import Message
 
 InputFormat = Literal["auto", "kcat", "values", "json", "csv", "avro", "parquet"]
 
+PARQUET_MAGIC: Final = b"PAR1"
+
 #: The columns of Spark's Kafka source that these readers reproduce.
 KAFKA_SCHEMA: Final = StructType(
     [
@@ -177,9 +179,11 @@ def read_parquet(spark: SparkSession, paths: Sequence[str]) -> DataFrame:
     """Kafka-shaped Parquet files or directories: a binary (or string) ``value`` column and
     optionally ``key``; every other column is passed through to the feed."""
     for path in paths:
-        if not Path(path).exists():
-            raise InputError("no such file", path)
-    df = spark.read.parquet(*paths)
+        _check_parquet(Path(path))
+    try:
+        df = spark.read.parquet(*paths)
+    except Exception as err:  # Spark's errors for unreadable footers come in several classes
+        raise InputError(f"is not readable as Parquet: {_first_line(err)}", paths[0]) from None
     types = dict(df.dtypes)
     for name in ("value", "key"):
         if types.get(name, "binary") not in ("binary", "string"):
@@ -199,8 +203,34 @@ def read_parquet(spark: SparkSession, paths: Sequence[str]) -> DataFrame:
     return df
 
 
-def _holds_parquet(directory: Path) -> bool:
-    return any(directory.rglob("*.parquet"))
+def _check_parquet(path: Path) -> None:
+    """Fail on a path that is not Parquet before Spark runs a job on it (whose failure would
+    also be logged with the JVM's stack traces)."""
+    if not path.exists():
+        raise InputError("no such file", str(path))
+    files = [path] if path.is_file() else _parquet_files(path)
+    if not files:
+        raise InputError("is a directory without Parquet files", str(path))
+    for file in files:
+        with file.open("rb") as handle:
+            if handle.read(4) != PARQUET_MAGIC:
+                raise InputError("is not a Parquet file (it does not start with PAR1)", str(file))
+
+
+def _parquet_files(directory: Path) -> list[Path]:
+    """The data files Spark would read in a directory (names starting with _ or . are not)."""
+    return [
+        p
+        for p in directory.rglob("*")
+        if p.is_file() and not any(part[:1] in "_." for part in p.relative_to(directory).parts)
+    ]
+
+
+def _first_line(err: Exception) -> str:
+    """The first line of a (JVM) error's message, without the stack trace after it."""
+    java = getattr(err, "java_exception", None)
+    text = str(java.getMessage() if java is not None else err).strip()
+    return text.splitlines()[0][:300] if text else type(err).__name__
 
 
 def sniff(path: str) -> InputFormat:
@@ -208,7 +238,7 @@ def sniff(path: str) -> InputFormat:
     bytes (a directory: ``parquet``, when it holds Parquet files)."""
     p = Path(path)
     if p.is_dir():
-        if _holds_parquet(p):
+        if any(f.suffix == ".parquet" for f in _parquet_files(p)):
             return "parquet"
         raise InputError("is a directory without Parquet files", str(p))
     try:
@@ -216,7 +246,7 @@ def sniff(path: str) -> InputFormat:
             head = handle.read(4096)
     except FileNotFoundError:
         raise InputError("no such file", str(p)) from None
-    if head.startswith(b"PAR1"):
+    if head.startswith(PARQUET_MAGIC):
         return "parquet"
     if head.startswith(b"Obj\x01") or head[:1] == b"\x00" or p.suffix in (".avro", ".bin"):
         return "avro"

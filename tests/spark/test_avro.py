@@ -335,6 +335,16 @@ def test_cli_parquet_without_value_column(
     assert str(tmp_path / "odd") in err
 
 
+def test_cli_parquet_input_that_is_not_parquet(
+    spark: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any
+) -> None:
+    sample = FIXTURES / "debezium-json" / "postgres-orders.kcat.jsonl"
+    args = ["spark", "decode", "--contract", str(ORDERS), "--input", str(sample)]
+    args += ["--output", str(tmp_path / "feed"), "--input-format", "parquet"]
+    err = _failing_cli(args, monkeypatch, capsys)
+    assert f"{sample}: is not a Parquet file" in err
+
+
 def test_cli_avro_input_format_for_a_confluent_contract_says_what_to_use(
     spark: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any
 ) -> None:
