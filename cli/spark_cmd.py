@@ -117,8 +117,8 @@ def decode_cmd(
 ) -> None:
     """Decode messages with a contract into the canonical change feed, written as Parquet."""
     from pyspark.sql import SparkSession
-    from pyspark.sql import functions as F
 
+    from cli.spark_progress import spark_task_progress
     from contracts.contract import load_contract
     from spark_bindings import decode_changes
     from spark_bindings.inputs import read_input
@@ -132,20 +132,9 @@ def decode_cmd(
         df = read_input(spark, [str(p) for p in input_], input_format.value, c.format)  # type: ignore[arg-type]
         options = _avro_options(registry, encoding, subject)
         feed = decode_changes(df, c, drop_control_records=drop_control_records, **options)
-        write_parquet(feed, str(output))
-        written = spark.read.parquet(str(output))
-        label = F.coalesce(
-            F.col("op"),
-            F.when(F.col("_error").isNotNull(), F.lit("error")),
-            F.concat(F.lit("control:"), F.col("_control")),
-        )
-        counts = {
-            r["k"]: r["n"]
-            for r in written.groupBy(label.alias("k"))
-            .count()
-            .withColumnRenamed("count", "n")
-            .collect()
-        }
+        with spark_task_progress(spark, f"decoding {c.name}"):
+            write_parquet(feed, str(output))
+            counts = _counts(spark.read.parquet(str(output)))
     finally:
         if existing is None:
             spark.stop()
@@ -164,6 +153,19 @@ def decode_cmd(
         [[k, v] for k, v in summary["counts"].items()],
     )
     typer.echo(f"errors: {summary['errors']}")
+
+
+def _counts(written: Any) -> dict[str, int]:
+    """Rows of a written feed per op, ``error`` or ``control:<kind>``."""
+    from pyspark.sql import functions as F
+
+    label = F.coalesce(
+        F.col("op"),
+        F.when(F.col("_error").isNotNull(), F.lit("error")),
+        F.concat(F.lit("control:"), F.col("_control")),
+    )
+    rows = written.groupBy(label.alias("k")).count().withColumnRenamed("count", "n").collect()
+    return {r["k"]: r["n"] for r in rows}
 
 
 def _avro_options(
