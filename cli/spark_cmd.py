@@ -82,8 +82,12 @@ def _render(type_json: Any, form: str) -> str:
 
 
 def decode_cmd(
+    ctx: typer.Context,
     contract: Annotated[Path, typer.Option("--contract", "-c", help="Contract file (YAML).")],
-    input_: Annotated[list[Path], typer.Option("--input", "-i", help="Input file(s).")],
+    input_: Annotated[
+        list[Path],
+        typer.Option("--input", "-i", help="Input file(s), or directories of Parquet files."),
+    ],
     output: Annotated[
         Path, typer.Option("--output", "-o", help="Directory for the Parquet output.")
     ],
@@ -126,11 +130,13 @@ def decode_cmd(
     from spark_bindings.storage import write_parquet
 
     c = load_contract(contract)
+    source = ctx.get_parameter_source("registry")
+    from_env = source is not None and source.name == "ENVIRONMENT"
+    options = _avro_options(c, registry, from_env, encoding, subject)
     existing = SparkSession.getActiveSession()
     spark = local_session("cdc-contracts-decode", master)
     try:
         df = read_input(spark, [str(p) for p in input_], input_format.value, c.format)  # type: ignore[arg-type]
-        options = _avro_options(registry, encoding, subject)
         feed = decode_changes(df, c, drop_control_records=drop_control_records, **options)
         with spark_task_progress(spark, f"decoding {c.name}"):
             write_parquet(feed, str(output))
@@ -169,11 +175,35 @@ def _counts(written: Any) -> dict[str, int]:
 
 
 def _avro_options(
-    registry: str | None, encoding: Encoding | None, subject: str | None
+    c: Any, registry: str | None, from_env: bool, encoding: Encoding | None, subject: str | None
 ) -> dict[str, Any]:
-    """The Avro options of ``decode_changes`` that were given on the command line."""
+    """The Avro options of ``decode_changes``, checked against the contract's encoding: a flag
+    that would change nothing is an error (a registry from the environment is just not used)."""
+    from contracts.errors import InputError
+    from spark_bindings.avro import AVRO_FORMATS, wants_avro
+
     given = {"registry": registry, "encoding": encoding and encoding.value, "subject": subject}
-    return {k: v for k, v in given.items() if v is not None}
+    options = {k: v for k, v in given.items() if v is not None}
+    if c.format in AVRO_FORMATS:
+        if encoding is Encoding.json:
+            raise InputError(f"{c.format} values are Avro records; --encoding json does not apply")
+        return options
+    if not wants_avro(c, options):
+        flags = [
+            f for f, v in (("--registry", not from_env and registry), ("--subject", subject)) if v
+        ]
+        if flags:
+            raise InputError(
+                f"{' and '.join(flags)} apply to Avro values, and the values of {c.name} are "
+                "JSON (give --encoding avro, or set value_encoding: avro in the contract)"
+            )
+        return {k: v for k, v in options.items() if k == "encoding"}
+    if registry is None:
+        raise InputError(
+            "Confluent-framed Avro values need a Schema Registry for their writer schemas: "
+            "give --registry URL or set SCHEMA_REGISTRY_URL"
+        )
+    return options
 
 
 def register(app: typer.Typer) -> None:

@@ -6,9 +6,9 @@ import sys
 import threading
 import uuid
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from pyspark.sql import SparkSession
 
@@ -67,7 +67,6 @@ def spark_task_progress(
 
     group = f"cdc-contracts-{uuid.uuid4().hex}"
     context = spark.sparkContext
-    context.setJobGroup(group, description)
     stop = threading.Event()
     columns = [TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn()]
     bar = Progress(
@@ -76,6 +75,8 @@ def spark_task_progress(
         TimeElapsedColumn(),
         console=console or Console(stderr=True),
         transient=True,
+        redirect_stdout=False,  # what the block prints goes where it would without the bar
+        redirect_stderr=False,
     )
 
     def refresh() -> None:
@@ -92,6 +93,8 @@ def spark_task_progress(
 
     with bar:
         task = bar.add_task(description, total=None)
+        outer = {key: context.getLocalProperty(key) for key in _GROUP_PROPERTIES}
+        context.setJobGroup(group, description)
         poller = threading.Thread(target=poll, name="spark-progress", daemon=True)
         poller.start()
         try:
@@ -99,11 +102,15 @@ def spark_task_progress(
         finally:
             stop.set()
             poller.join()
-            _leave_group(context)
-            refresh()
+            for key, value in outer.items():  # back to the caller's group, if it had one
+                context.setLocalProperty(key, value)  # type: ignore[arg-type]  # None removes
+            with suppress(Exception):  # the block's own error, if any, is the one to see
+                refresh()
 
 
-def _leave_group(context: Any) -> None:
-    """Jobs started after the block are in no group (as before it)."""
-    for key in ("spark.jobGroup.id", "spark.job.description", "spark.job.interruptOnCancel"):
-        context.setLocalProperty(key, None)  # null removes the property
+#: The local properties ``setJobGroup`` sets.
+_GROUP_PROPERTIES: Final = (
+    "spark.jobGroup.id",
+    "spark.job.description",
+    "spark.job.interruptOnCancel",
+)

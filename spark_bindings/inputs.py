@@ -177,52 +177,80 @@ def read_avro_messages(spark: SparkSession, paths: Sequence[str], fmt: str) -> D
 
 def read_parquet(spark: SparkSession, paths: Sequence[str]) -> DataFrame:
     """Kafka-shaped Parquet files or directories: a binary (or string) ``value`` column and
-    optionally ``key``; every other column is passed through to the feed."""
+    optionally ``key``; every other column is passed through to the feed.
+
+    Every data file's footer is checked on the driver first (with pyarrow), so a file that is
+    not Parquet, is damaged, or lacks a usable ``value`` is named in one line before Spark
+    runs a job on it."""
     for path in paths:
-        _check_parquet(Path(path))
+        for file in _data_files(Path(path)):
+            _check_kafka_parquet(file)
     try:
         df = spark.read.parquet(*paths)
     except Exception as err:  # Spark's errors for unreadable footers come in several classes
         raise InputError(f"is not readable as Parquet: {_first_line(err)}", paths[0]) from None
-    types = dict(df.dtypes)
-    for name in ("value", "key"):
-        if types.get(name, "binary") not in ("binary", "string"):
-            raise InputError(
-                f"column {name!r} is {types[name]}, expected binary or string (Kafka-shaped "
-                "Parquet: key, value, topic, partition, offset, timestamp)",
-                paths[0],
-            )
-    if "value" not in types:
-        raise InputError(
-            f"no 'value' column (found: {', '.join(df.columns)}); expected Kafka-shaped "
-            "Parquet: key, value, topic, partition, offset, timestamp",
-            paths[0],
-        )
-    if "key" not in types:
+    if "key" not in df.columns:
         df = df.select(F.lit(None).cast("binary").alias("key"), "*")
     return df
 
 
-def _check_parquet(path: Path) -> None:
-    """Fail on a path that is not Parquet before Spark runs a job on it (whose failure would
-    also be logged with the JVM's stack traces)."""
+#: Arrow types of a usable ``key``/``value`` column (Spark's binary and string).
+_KAFKA_COLUMN_TYPES: Final = frozenset({"binary", "large_binary", "string", "large_string"})
+_KAFKA_COLUMNS: Final = "key, value, topic, partition, offset, timestamp"
+
+
+def _data_files(path: Path) -> list[Path]:
+    """The Parquet data files of an input path (a file, or the files Spark reads in a
+    directory)."""
     if not path.exists():
         raise InputError("no such file", str(path))
     files = [path] if path.is_file() else _parquet_files(path)
     if not files:
         raise InputError("is a directory without Parquet files", str(path))
-    for file in files:
-        with file.open("rb") as handle:
-            if handle.read(4) != PARQUET_MAGIC:
-                raise InputError("is not a Parquet file (it does not start with PAR1)", str(file))
+    return files
+
+
+def _check_kafka_parquet(file: Path) -> None:
+    """One Parquet data file: its magic, its footer, and a binary or string ``value`` (and
+    ``key``, when it has one)."""
+    import pyarrow.parquet as pq
+
+    if not _is_parquet(file):
+        raise InputError("is not a Parquet file (it does not start with PAR1)", str(file))
+    try:
+        schema = pq.read_schema(file)
+    except Exception as err:  # pyarrow reports damaged files as ArrowInvalid or OSError
+        raise InputError(f"is not readable as Parquet: {_first_line(err)}", str(file)) from None
+    types = {name: str(schema.field(name).type) for name in schema.names}
+    if "value" not in types:
+        found = ", ".join(schema.names)
+        raise InputError(
+            f"no 'value' column (found: {found}); expected Kafka-shaped Parquet: {_KAFKA_COLUMNS}",
+            str(file),
+        )
+    for name in ("value", "key"):
+        if name in types and types[name] not in _KAFKA_COLUMN_TYPES:
+            raise InputError(
+                f"column {name!r} is {types[name]}, expected binary or string (Kafka-shaped "
+                f"Parquet: {_KAFKA_COLUMNS})",
+                str(file),
+            )
+
+
+def _is_parquet(file: Path) -> bool:
+    with file.open("rb") as handle:
+        return handle.read(4) == PARQUET_MAGIC
 
 
 def _parquet_files(directory: Path) -> list[Path]:
-    """The data files Spark would read in a directory (names starting with _ or . are not)."""
+    """The data files Spark would read in a directory: not empty, and no name on the way
+    starting with ``_`` or ``.`` (``_SUCCESS``, checksums)."""
     return [
         p
-        for p in directory.rglob("*")
-        if p.is_file() and not any(part[:1] in "_." for part in p.relative_to(directory).parts)
+        for p in sorted(directory.rglob("*"))
+        if p.is_file()
+        and p.stat().st_size > 0
+        and not any(part[:1] in "_." for part in p.relative_to(directory).parts)
     ]
 
 
@@ -238,7 +266,8 @@ def sniff(path: str) -> InputFormat:
     bytes (a directory: ``parquet``, when it holds Parquet files)."""
     p = Path(path)
     if p.is_dir():
-        if any(f.suffix == ".parquet" for f in _parquet_files(p)):
+        files = _parquet_files(p)
+        if files and _is_parquet(files[0]):
             return "parquet"
         raise InputError("is a directory without Parquet files", str(p))
     try:
@@ -265,13 +294,31 @@ def sniff(path: str) -> InputFormat:
     return "values"
 
 
+def _sniff_all(paths: Sequence[str]) -> InputFormat:
+    """The one layout of all ``paths`` (``csv`` and ``values`` lines count as one)."""
+    kinds = {path: sniff(path) for path in paths}
+    first = kinds[paths[0]]
+    for path, kind in kinds.items():
+        if kind != first and {kind, first} != {"csv", "values"}:
+            raise InputError(
+                f"looks like {kind}, but {paths[0]} looks like {first}: give inputs of one "
+                "layout, or name it with --input-format",
+                path,
+            )
+    return first
+
+
 def read_input(
     spark: SparkSession, paths: Sequence[str], input_format: InputFormat, fmt: str
 ) -> DataFrame:
-    """A Kafka-shaped DataFrame from files; ``auto`` sniffs the first file."""
+    """A Kafka-shaped DataFrame from files; ``auto`` sniffs each path (they must agree)."""
     if not paths:
         raise InputError("no input files")
-    kind = sniff(paths[0]) if input_format == "auto" else input_format
+    kind = _sniff_all(paths) if input_format == "auto" else input_format
+    if kind != "parquet":
+        for path in paths:
+            if Path(path).is_dir():
+                raise InputError(f"is a directory; only {kind!r} files are read", path)
     if kind == "avro":
         return read_avro_messages(spark, paths, fmt)
     if kind == "json":

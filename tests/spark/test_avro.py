@@ -320,7 +320,31 @@ def test_cli_avro_without_registry_is_one_clear_line(
     args = ["spark", "decode", "--contract", str(ORDERS), "--input", str(tmp_path / "topic")]
     monkeypatch.delenv("SCHEMA_REGISTRY_URL", raising=False)
     args += ["--output", str(tmp_path / "feed"), "--encoding", "avro"]
-    assert "needs registry=" in _failing_cli(args, monkeypatch, capsys)
+    assert "give --registry URL or set SCHEMA_REGISTRY_URL" in _failing_cli(
+        args, monkeypatch, capsys
+    )
+
+
+def test_cli_registry_flags_for_json_values_are_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any
+) -> None:
+    sample = FIXTURES / "debezium-json" / "postgres-orders.kcat.jsonl"
+    args = ["spark", "decode", "--contract", str(ORDERS), "--input", str(sample)]
+    args += ["--output", str(tmp_path / "feed"), "--registry", "http://127.0.0.1:1"]
+    err = _failing_cli([*args, "--subject", "s-value"], monkeypatch, capsys)
+    assert "--registry and --subject apply to Avro values" in err
+    assert "--encoding avro" in err
+
+
+def test_cli_json_encoding_for_dts_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any
+) -> None:
+    dts = FIXTURES / "dts-avro"
+    contract_file = next(dts.glob("*.expected.yaml"))
+    args = ["spark", "decode", "--contract", str(contract_file), "--input", str(contract_file)]
+    args += ["--output", str(tmp_path / "feed"), "--encoding", "json"]
+    err = _failing_cli(args, monkeypatch, capsys)
+    assert "values are Avro records; --encoding json does not apply" in err
 
 
 def test_cli_parquet_without_value_column(
@@ -343,6 +367,48 @@ def test_cli_parquet_input_that_is_not_parquet(
     args += ["--output", str(tmp_path / "feed"), "--input-format", "parquet"]
     err = _failing_cli(args, monkeypatch, capsys)
     assert f"{sample}: is not a Parquet file" in err
+
+
+def test_parquet_inputs_are_checked_file_by_file(spark: Any, tmp_path: Path) -> None:
+    import shutil
+
+    from contracts.errors import InputError
+    from spark_bindings.inputs import read_input
+
+    def read(*paths: Path, layout: str = "auto") -> Any:
+        return read_input(spark, [str(p) for p in paths], layout, "debezium-json")  # type: ignore[arg-type]
+
+    good = tmp_path / "good"
+    _kafka_parquet(spark, [(None, b"{}"), (b"k", b"[]")], good)
+    part = next(good.glob("*.parquet"))
+    # data files named without a suffix, an empty file and Spark's markers are all fine
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    shutil.copy(part, plain / "000000_0")
+    (plain / "000001_0").write_bytes(b"")
+    (plain / "_SUCCESS").write_bytes(b"")
+    assert read(plain).count() == 2 and read(good, plain).count() == 4
+    # one file of a directory with an int value: that file is named
+    mixed = tmp_path / "mixed"
+    shutil.copytree(good, mixed)
+    odd = mixed / "part-odd.parquet"
+    spark.createDataFrame([(1,)], "value int").coalesce(1).write.parquet(str(tmp_path / "ints"))
+    shutil.copy(next((tmp_path / "ints").glob("*.parquet")), odd)
+    with pytest.raises(InputError, match="column 'value' is int32") as bad:
+        read(good, mixed)
+    assert str(odd) in str(bad.value)
+    # a damaged footer is named before Spark reads anything
+    cut = tmp_path / "cut.parquet"
+    cut.write_bytes(part.read_bytes()[: part.stat().st_size // 2])
+    with pytest.raises(InputError, match="is not readable as Parquet") as bad:
+        read(cut)
+    assert str(cut) in str(bad.value)
+    # auto-detection looks at every input
+    sample = FIXTURES / "debezium-json" / "postgres-orders.kcat.jsonl"
+    with pytest.raises(InputError, match=r"looks like parquet, but .*kcat.jsonl looks like"):
+        read(sample, good)
+    with pytest.raises(InputError, match="is a directory; only 'kcat' files are read"):
+        read(sample, good, layout="kcat")
 
 
 def test_cli_avro_input_format_for_a_confluent_contract_says_what_to_use(
