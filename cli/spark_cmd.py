@@ -184,17 +184,20 @@ def _avro_options(
 
     given = {"registry": registry, "encoding": encoding and encoding.value, "subject": subject}
     options = {k: v for k, v in given.items() if v is not None}
+    flags = [f for f, v in (("--registry", not from_env and registry), ("--subject", subject)) if v]
+    named = f"{' and '.join(flags)} {'apply' if len(flags) > 1 else 'applies'}"
     if c.format in AVRO_FORMATS:
         if encoding is Encoding.json:
             raise InputError(f"{c.format} values are Avro records; --encoding json does not apply")
-        return options
-    if not wants_avro(c, options):
-        flags = [
-            f for f, v in (("--registry", not from_env and registry), ("--subject", subject)) if v
-        ]
         if flags:
             raise InputError(
-                f"{' and '.join(flags)} apply to Avro values, and the values of {c.name} are "
+                f"{named} to Confluent-framed values; {c.format} records carry no schema id"
+            )
+        return {k: v for k, v in options.items() if k == "encoding"}
+    if not wants_avro(c, options):
+        if flags:
+            raise InputError(
+                f"{named} to Avro values, and the values of {c.name} are "
                 "JSON (give --encoding avro, or set value_encoding: avro in the contract)"
             )
         return {k: v for k, v in options.items() if k == "encoding"}

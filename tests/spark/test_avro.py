@@ -345,6 +345,11 @@ def test_cli_json_encoding_for_dts_is_refused(
     args += ["--output", str(tmp_path / "feed"), "--encoding", "json"]
     err = _failing_cli(args, monkeypatch, capsys)
     assert "values are Avro records; --encoding json does not apply" in err
+    args[-2:] = ["--subject", "orders-value"]
+    err = _failing_cli(args, monkeypatch, capsys)
+    assert (
+        "--subject applies to Confluent-framed values; dts-avro records carry no schema id" in err
+    )
 
 
 def test_cli_parquet_without_value_column(
