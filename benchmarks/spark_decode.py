@@ -553,6 +553,24 @@ def measure(
     return result
 
 
+def benchmark_session(conf: dict[str, str] | None = None) -> SparkSession:
+    """The benchmarks' session: local[2], UTC, no UI, a 6 GB driver, ``conf`` on top; Python
+    workers run this interpreter (the UDF variant needs this venv)."""
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    builder = (
+        SparkSession.builder.master("local[2]")
+        .config("spark.sql.session.timeZone", "UTC")
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.driver.memory", "6g")
+    )
+    for key, value in (conf or {}).items():
+        builder = builder.config(key, value)
+    spark = builder.getOrCreate()
+    spark.sparkContext.setLogLevel("ERROR")
+    return spark
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=200_000)
@@ -573,16 +591,7 @@ def main() -> None:
         "recommends) unless given; 65535 is Spark's default",
     )
     args = parser.parse_args()
-    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)  # UDF workers use this venv
-    spark = (
-        SparkSession.builder.master("local[2]")
-        .config("spark.sql.session.timeZone", "UTC")
-        .config("spark.ui.enabled", "false")
-        .config("spark.ui.showConsoleProgress", "false")
-        .config("spark.driver.memory", "6g")
-        .getOrCreate()
-    )
-    spark.sparkContext.setLogLevel("ERROR")
+    spark = benchmark_session()
     # every variant gets the same session; with Spark's default a stage whose fused method
     # outgrows HotSpot's limit runs interpreted, which slowed the hand-written Canal baseline 2x
     spark.conf.set(HUGE_METHOD_CONF, str(args.huge_method_limit))

@@ -19,15 +19,12 @@ import argparse
 import collections
 import datetime as dt
 import json
-import os
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
-
-from pyspark.sql import SparkSession
 
 from benchmarks import spark_decode as sd
 from spark_bindings.session import HUGE_METHOD_CONF
@@ -99,19 +96,10 @@ def main() -> None:
     for tool in ("jcmd", "jfr"):
         if shutil.which(tool) is None:
             sys.exit(f"{tool} is not on the PATH (it comes with the JDK)")
-    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    spark = (
-        SparkSession.builder.master("local[2]")
-        .config("spark.sql.session.timeZone", "UTC")
-        .config("spark.ui.enabled", "false")
-        .config("spark.ui.showConsoleProgress", "false")
-        .config("spark.driver.memory", "6g")
-        .config(HUGE_METHOD_CONF, "8000")
-        # samples attributed to the exact frame (not the nearest safepoint), whole stacks kept
-        .config("spark.driver.extraJavaOptions", JVM_FLAGS)
-        .getOrCreate()
+    # samples attributed to the exact frame (not the nearest safepoint), whole stacks kept
+    spark = sd.benchmark_session(
+        {HUGE_METHOD_CONF: "8000", "spark.driver.extraJavaOptions": JVM_FLAGS}
     )
-    spark.sparkContext.setLogLevel("ERROR")
     values = list(sd.GENERATORS[args.format](args.n))
     contract = sd.infer_contract(args.format, values[:2000])
     df = spark.createDataFrame([(v,) for v in values], "value binary").repartition(2).cache()
