@@ -494,18 +494,40 @@ def jvm_cpu_seconds(spark: SparkSession) -> Callable[[], float]:
     return clock
 
 
-def check_agreement(spark: SparkSession, values: list[bytes], c: Contract) -> None:
-    """Stop unless every variant yields the same rows (values, not nullability) on a sample."""
-    df = spark.createDataFrame([(v,) for v in values], "value binary")
+def check_agreement(sample: DataFrame, c: Contract, variants: dict[str, Variant]) -> None:
+    """Stop unless every variant yields the same rows as the first (values, not nullability)
+    on ``sample``."""
     rows = {
-        name: sorted(repr(r.asDict(True)) for r in variant(df, c).select(*CANONICAL).collect())
-        for name, variant in VARIANTS.items()
+        name: sorted(repr(r.asDict(True)) for r in variant(sample, c).select(*CANONICAL).collect())
+        for name, variant in variants.items()
     }
-    expected = rows["decode_changes"]
-    for name, got in rows.items():
+    first, *others = rows
+    for name in others:
+        got, expected = rows[name], rows[first]
         if got != expected:
             differ = sum(a != b for a, b in zip(got, expected, strict=False))
-            sys.exit(f"{c.format}: {name} disagrees with decode_changes on {differ} rows")
+            sys.exit(f"{c.format}: {name} disagrees with {first} on {differ} rows")
+
+
+def best_passes(
+    built: dict[str, DataFrame], warmup: int, repeat: int, cpu: Callable[[], float] | None = None
+) -> tuple[dict[str, float], dict[str, float]]:
+    """Each DataFrame written to the ``noop`` sink ``warmup`` times, then ``repeat`` times with
+    the variants taking turns (a change in the machine's load hits every variant alike): the
+    best wall-clock seconds and the best ``cpu`` seconds (inf without ``cpu``) per variant."""
+    for out in built.values():
+        for _ in range(warmup):
+            out.write.format("noop").mode("overwrite").save()
+    best = dict.fromkeys(built, float("inf"))
+    best_cpu = dict.fromkeys(built, float("inf"))
+    for _ in range(repeat):
+        for name, out in built.items():
+            start, start_cpu = time.perf_counter(), cpu() if cpu else 0.0
+            out.write.format("noop").mode("overwrite").save()
+            best[name] = min(best[name], time.perf_counter() - start)
+            if cpu:
+                best_cpu[name] = min(best_cpu[name], cpu() - start_cpu)
+    return best, best_cpu
 
 
 def measure(
@@ -514,7 +536,9 @@ def measure(
     values = [widen(fmt, v, extra) for v in GENERATORS[fmt](n)]
     size = sum(len(v) for v in values)
     c = infer_contract(fmt, values[:2000])
-    check_agreement(spark, values[:3000], c)
+    check_agreement(
+        spark.createDataFrame([(v,) for v in values[:3000]], "value binary"), c, VARIANTS
+    )
     df = spark.createDataFrame([(v,) for v in values], "value binary").repartition(2).cache()
     df.count()
     cpu = jvm_cpu_seconds(spark)
@@ -535,17 +559,7 @@ def measure(
         start = time.perf_counter()
         variant(df, c)
         result[f"{name}_rebuild_s"] = time.perf_counter() - start
-        for _ in range(warmup):
-            built[name].write.format("noop").mode("overwrite").save()
-    # The timed passes take turns, so a change in the machine's load hits every variant alike.
-    best = dict.fromkeys(built, float("inf"))
-    best_cpu = dict.fromkeys(built, float("inf"))
-    for _ in range(repeat):
-        for name, out in built.items():
-            start, start_cpu = time.perf_counter(), cpu()
-            out.write.format("noop").mode("overwrite").save()
-            best[name] = min(best[name], time.perf_counter() - start)
-            best_cpu[name] = min(best_cpu[name], cpu() - start_cpu)
+    best, best_cpu = best_passes(built, warmup, repeat, cpu)
     for name in built:
         result[name] = n / best[name]
         result[f"{name}_cpu_us"] = best_cpu[name] * 1e6 / n

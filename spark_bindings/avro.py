@@ -438,11 +438,17 @@ def _reason(err: Exception) -> str:
 
 def _position(values: Mapping[str, Any] | None) -> list[tuple[str, str]]:
     """``map<string,string>`` entries: strings as they are, other values as JSON text."""
-    return [
-        (k, v if isinstance(v, str) else json.dumps(v))
-        for k, v in (values or {}).items()
-        if v is not None
-    ]
+    return [(k, _json_text(v)) for k, v in (values or {}).items() if v is not None]
+
+
+def _json_text(value: Any) -> str:
+    """A position value as text: a string itself, an integer its digits (what ``json.dumps``
+    gives, at a tenth of the cost), anything else its JSON text."""
+    if isinstance(value, str):
+        return value
+    if type(value) is int:
+        return str(value)
+    return json.dumps(value)
 
 
 # --- DTS ------------------------------------------------------------------------------------------
@@ -662,7 +668,8 @@ def _image_converter(row: ConnectSchema) -> Callable[..., dict[str, Any]]:
         out: dict[str, Any] = {}
         for name, conv in items:
             value = values.get(name)
-            out[name] = None if value is None else conv(value, f"{path}.{name}")
+            # the path is built only for the values that need a conversion (it names a misfit)
+            out[name] = value if value is None or conv is _same else conv(value, f"{path}.{name}")
         return out
 
     return convert
@@ -679,7 +686,8 @@ def _converter(target: DataType) -> Converter:
             if not isinstance(value, Mapping):
                 raise _misfit(value, target, path)
             return {
-                n: None if value.get(n) is None else c(value[n], f"{path}.{n}") for n, c in inner
+                n: v if (v := value.get(n)) is None or c is _same else c(v, f"{path}.{n}")
+                for n, c in inner
             }
 
         return struct
@@ -693,6 +701,11 @@ def _same(value: Any, _path: str) -> Any:
     return value
 
 
+#: Enough digits to quantize any Decimal a writer sends to a Spark decimal (precision ≤ 38)
+#: without rounding; one context for every conversion (building one costs a microsecond).
+_WIDE_DECIMALS: Final = decimal.Context(prec=80)
+
+
 def _decimal_converter(target: DecimalType) -> Converter:
     quantum = decimal.Decimal(1).scaleb(-target.scale)
     limit = decimal.Decimal(10) ** (target.precision - target.scale)
@@ -703,7 +716,7 @@ def _decimal_converter(target: DecimalType) -> Converter:
         if not isinstance(value, decimal.Decimal):
             raise _misfit(value, target, path)
         try:
-            fitted = value.quantize(quantum, context=decimal.Context(prec=80))
+            fitted = value.quantize(quantum, context=_WIDE_DECIMALS)
         except decimal.InvalidOperation:
             raise _misfit(value, target, path) from None
         if fitted != value or abs(fitted) >= limit:
