@@ -10,6 +10,9 @@ from pyspark.sql import functions as F
 from contracts.errors import InputError
 
 _RANK = "__cdc_rank"
+_COUNTS = "__cdc_counts"
+#: The ops that change one row (a truncate, ``t``, names none).
+_ROW_OPS = ("c", "u", "r", "d")
 
 
 def _default_order(changes: DataFrame) -> list[Column]:
@@ -30,8 +33,9 @@ def latest_state(
 
     ``keys`` names row columns (default: the fields of the feed's ``key`` struct);
     ``order_by`` orders changes of one key, oldest first (default: ``ts_ms``, ``offset``,
-    ``position.row``). Control records and rows with ``_error`` are ignored. The result has
-    the row's columns (``after.*``). Batch only: on a stream, call it inside ``foreachBatch``.
+    ``position.row``). Control records, rows with ``_error`` and truncates (``op`` ``t``, which
+    name no row) are ignored: a truncate does not empty the result. The result has the row's
+    columns (``after.*``). Batch only: on a stream, call it inside ``foreachBatch``.
     """
     missing = [c for c in ("op", "key", "before", "after") if c not in changes.columns]
     if missing:
@@ -50,7 +54,13 @@ def latest_state(
         if order_by
         else _default_order(changes)
     )
-    window = Window.partitionBy(*key_cols).orderBy(*newest_first)
-    rows = changes.where(F.col("op").isNotNull() & F.col("_error").isNull())
-    latest = rows.withColumn(_RANK, F.row_number().over(window)).where(F.col(_RANK) == 1)
-    return latest.where(F.col("op") != F.lit("d")).select("after.*")
+    # Rows that count sort first in each key, and are kept after the ranking: a filter before
+    # the window would be pushed down into the decode's projections, where Spark's constraint
+    # inference over their large expressions runs out of memory (a 12-column Debezium contract).
+    counts = F.col("op").isin(*_ROW_OPS) & F.col("_error").isNull()
+    window = Window.partitionBy(*key_cols).orderBy(counts.desc(), *newest_first)
+    ranked = changes.select(
+        "op", "after", counts.alias(_COUNTS), F.row_number().over(window).alias(_RANK)
+    )
+    latest = ranked.where((F.col(_RANK) == 1) & F.col(_COUNTS) & (F.col("op") != F.lit("d")))
+    return latest.select("after.*")
