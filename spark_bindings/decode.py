@@ -149,7 +149,7 @@ def decode_json_frame(
     early = _texts_over_parse(decoder, parse_expr, key_text, ctx)
     parsed = prepared.select(
         *[F.col(quoted(c)) for c in carried],
-        parse_expr.alias(PARSED_COL),
+        *[v.alias(k) for k, v in decoder.parse_columns(parse_expr).items()],
         *[v.alias(k) for k, v in early.items()],
     )
     parsed = decoder.explode(parsed, F.col(PARSED_COL), ctx)

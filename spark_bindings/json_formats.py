@@ -44,6 +44,7 @@ from spark_bindings.feed import (
     table_struct,
 )
 from spark_bindings.frame import Frame
+from spark_bindings.schema import quoted
 
 CORRUPT_COL: Final = "_corrupt_record"
 BAD_JSON_COL: Final = "__cdc_bad_json"
@@ -78,6 +79,11 @@ class JsonDecoder:
         """Working columns the parse reads, computed by generated code before it (none but for
         Connect envelopes)."""
         return df
+
+    def parse_columns(self, parsed: Column) -> dict[str, Column]:
+        """The parse projection's columns made from the parsed message (one parse serves them
+        all): the parsed struct itself but for Canal."""
+        return {PARSED_COL: parsed}
 
     def explode(self, df: Frame, parsed: Column, ctx: Context) -> Frame:
         """One row per change (identity for every format but Canal)."""
@@ -231,7 +237,7 @@ class ConnectEnvelope(JsonDecoder):
         the plan under Spark's whole-stage-codegen field limit)."""
         env = parsed["payload"] if self.has_schema_half(ctx) else parsed
         names = self.envelope_type(ctx).fieldNames()
-        keep = [F.col(f"`{c}`") for c in df.columns if c != PARSED_COL]
+        keep = [F.col(quoted(c)) for c in df.columns if c != PARSED_COL]
         bad = parsed.isNull() | parsed[CORRUPT_COL].isNotNull()
         return df.select(
             *keep,
@@ -435,6 +441,9 @@ def _int_text(value: Column) -> Column:
 
 CANAL_OPS: Final = {"INSERT": "c", "UPDATE": "u", "DELETE": "d"}
 CANAL_ELEMENT: Final = "__cdc_canal_row"
+#: The parse projection's ``data`` and ``old`` arrays (read by the explode only).
+CANAL_DATA: Final = "__cdc_canal_data"
+CANAL_OLD: Final = "__cdc_canal_old"
 
 
 class CanalJson(JsonDecoder):
@@ -455,21 +464,33 @@ class CanalJson(JsonDecoder):
             type=S,
         )
 
+    def parse_columns(self, parsed: Column) -> dict[str, Column]:
+        """``data`` and ``old`` as columns of their own, apart from the rest of the message: the
+        explode reads them, and no exploded row carries them (each would copy the whole
+        arrays: memory and time growing with rows x message size)."""
+        return {
+            PARSED_COL: parsed.dropFields("data", "old"),
+            CANAL_DATA: parsed["data"],
+            CANAL_OLD: parsed["old"],
+        }
+
     def explode(self, df: Frame, parsed: Column, ctx: Context) -> Frame:
-        rows = F.when(
-            F.size(parsed["data"]) > 0, F.sequence(F.lit(0), F.size(parsed["data"]) - 1)
-        ).when(F.size(parsed["old"]) > 0, F.sequence(F.lit(0), F.size(parsed["old"]) - 1))
+        data, old = F.col(CANAL_DATA), F.col(CANAL_OLD)
+        rows = F.when(F.size(data) > 0, F.sequence(F.lit(0), F.size(data) - 1)).when(
+            F.size(old) > 0, F.sequence(F.lit(0), F.size(old) - 1)
+        )
         # one struct per row change: its index, its data element and its old element (read
         # once here, not once per column by every later expression)
         element = F.transform(
             rows,
             lambda i: F.struct(
                 i.alias("index"),
-                F.try_element_at(parsed["data"], i + 1).alias("data"),
-                F.try_element_at(parsed["old"], i + 1).alias("old"),
+                F.try_element_at(data, i + 1).alias("data"),
+                F.try_element_at(old, i + 1).alias("old"),
             ),
         )
-        return df.select("*", F.explode_outer(element).alias(CANAL_ELEMENT))
+        keep = [F.col(quoted(c)) for c in df.columns if c not in (CANAL_DATA, CANAL_OLD)]
+        return df.select(*keep, F.explode_outer(element).alias(CANAL_ELEMENT))
 
     def feed(self, j: Column, key_text: Column | None, ctx: Context) -> Feed:
         element = F.col(CANAL_ELEMENT)
