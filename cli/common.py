@@ -9,7 +9,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, NoReturn, TypeVar
 
-from contracts.errors import ContractsError
+from contracts.errors import ContractsError, InputError
 
 T = TypeVar("T")
 
@@ -23,6 +23,54 @@ def fail_with(err: ContractsError) -> NoReturn:
     """Print ``error: where: what`` on stderr and exit with the error's exit code."""
     sys.stderr.write(f"error: {err.one_line()}\n")
     sys.exit(err.exit_code)
+
+
+def guard_output_dir(
+    output: Path, inputs: Iterable[Path], overwrite: bool, flag: str = "--output"
+) -> None:
+    """Refuse an output directory that a writer would replace wholesale, before it runs.
+
+    ``output`` may not be, hold, or lie inside any of ``inputs`` (compared resolved, so
+    ``./a``, ``a/../a`` and symlinks count as the same path), not even with ``overwrite``.
+    Without ``overwrite`` it must not exist, or be an empty directory.
+    """
+    target = output.resolve()
+    for given in inputs:
+        source = given.resolve()
+        if target == source:
+            relation = "is"
+        elif source in target.parents:
+            relation = "is inside"
+        elif target in source.parents:
+            relation = "contains"
+        else:
+            continue
+        raise InputError(
+            f"{relation} {given}, which this run reads; writing the output there would "
+            "delete it: choose another output directory",
+            f"{flag} {output}",
+        )
+    for parent in target.parents:
+        if parent.exists() and not parent.is_dir():
+            raise InputError(f"{parent} is not a directory", f"{flag} {output}")
+    if overwrite or not output.exists():
+        return
+    if not output.is_dir():
+        raise InputError(
+            "is an existing file, which the output directory would replace: give --overwrite "
+            "to replace it",
+            f"{flag} {output}",
+        )
+    try:
+        occupied = any(output.iterdir())
+    except OSError as err:
+        raise InputError(f"cannot be read: {err.strerror or err}", f"{flag} {output}") from None
+    if occupied:
+        raise InputError(
+            "is a directory that is not empty, and its contents would be deleted: give "
+            "--overwrite to replace them",
+            f"{flag} {output}",
+        )
 
 
 def print_json(value: Any) -> None:

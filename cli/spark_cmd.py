@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import enum
+import re
+import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Final
 
 import typer
 
-from cli.common import OutputMode, print_json, table
+from cli.common import OutputMode, guard_output_dir, print_json, table
 
 
 class Part(enum.StrEnum):
@@ -41,6 +43,31 @@ class InputFormat(enum.StrEnum):
 class Encoding(enum.StrEnum):
     json = "json"
     avro = "avro"
+
+
+#: The master URLs Spark accepts (the patterns of SparkContext.createTaskScheduler, with at
+#: least one thread for ``local[N]``).
+_MASTER: Final = re.compile(
+    r"local"
+    r"|local\[(?:[1-9][0-9]*|\*)\]"
+    r"|local\[(?:[1-9][0-9]*|\*)\s*,\s*[0-9]+\]"
+    r"|local-cluster\[\s*[0-9]+\s*,\s*[0-9]+\s*,\s*[0-9]+\s*\]"
+    r"|spark://\S+"
+    r"|yarn"
+    r"|k8s://\S+"
+)
+_MASTER_FORMS: Final = (
+    "local, local[N], local[*], local[N,F], local[*,F], local-cluster[N,C,M], "
+    "spark://HOST:PORT, yarn or k8s://URL"
+)
+
+
+def check_master(master: str) -> None:
+    """Refuse a master URL Spark would reject, before a JVM is started for it."""
+    from contracts.errors import InputError
+
+    if _MASTER.fullmatch(master) is None:
+        raise InputError(f"{master!r} is not a Spark master URL: use {_MASTER_FORMS}", "--master")
 
 
 def spark_schema_cmd(
@@ -86,15 +113,30 @@ def decode_cmd(
     contract: Annotated[Path, typer.Option("--contract", "-c", help="Contract file (YAML).")],
     input_: Annotated[
         list[Path],
-        typer.Option("--input", "-i", help="Input file(s), or directories of Parquet files."),
+        typer.Option(
+            "--input",
+            "-i",
+            help="An input file, or a directory of Parquet files; repeat -i for several.",
+        ),
     ],
     output: Annotated[
-        Path, typer.Option("--output", "-o", help="Directory for the Parquet output.")
+        Path,
+        typer.Option(
+            "--output",
+            "-o",
+            help="Directory for the Parquet output: new, or empty (see --overwrite).",
+        ),
     ],
     input_format: Annotated[
         InputFormat, typer.Option(help="How the input is laid out.")
     ] = InputFormat.auto,
-    master: Annotated[str, typer.Option(help="Spark master URL.")] = "local[*]",
+    master: Annotated[
+        str,
+        typer.Option(
+            help="Spark master URL: local, local[N], local[*], local[N,F], local-cluster[N,C,M], "
+            "spark://HOST:PORT, yarn or k8s://URL."
+        ),
+    ] = "local[*]",
     registry: Annotated[
         str | None,
         typer.Option(
@@ -118,6 +160,15 @@ def decode_cmd(
     output_mode: Annotated[
         OutputMode, typer.Option("--output-mode", help="text or json summary.")
     ] = OutputMode.text,
+    overwrite: Annotated[
+        bool,
+        typer.Option(
+            "--overwrite",
+            help="Replace an existing --output (a file, or a directory that is not empty: "
+            "everything in it is deleted). Never allowed when the output is, holds, or is "
+            "inside an input or the contract.",
+        ),
+    ] = False,
 ) -> None:
     """Decode messages with a contract into the canonical change feed, written as Parquet."""
     from pyspark.sql import SparkSession
@@ -129,7 +180,9 @@ def decode_cmd(
     from spark_bindings.session import local_session
     from spark_bindings.storage import write_parquet
 
+    check_master(master)
     c = load_contract(contract)
+    guard_output_dir(output, [*input_, contract], overwrite)
     source = ctx.get_parameter_source("registry")
     from_env = source is not None and source.name == "ENVIRONMENT"
     options = _avro_options(c, registry, from_env, encoding, subject)
@@ -141,6 +194,10 @@ def decode_cmd(
         with spark_task_progress(spark, f"decoding {c.name}"):
             write_parquet(feed, str(output))
             counts = _counts(spark.read.parquet(str(output)))
+        if not counts and df.isEmpty():
+            named = ", ".join(str(p) for p in input_)
+            held = "the input holds" if len(input_) == 1 else "the inputs hold"
+            sys.stderr.write(f"warning: {named}: {held} no messages; the output has 0 rows\n")
     finally:
         if existing is None:
             spark.stop()

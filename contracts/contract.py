@@ -246,8 +246,12 @@ def load_contract(path: str | Path) -> Contract:
         text = p.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise ContractFileError("no such contract file", str(p)) from None
+    except IsADirectoryError:
+        raise ContractFileError("is a directory, not a contract file", str(p)) from None
     except UnicodeDecodeError:
         raise ContractFileError("contract file is not UTF-8 text", str(p)) from None
+    except OSError as err:  # e.g. permission denied
+        raise ContractFileError(f"cannot be read: {err.strerror or err}", str(p)) from None
     return parse_contract(text, str(p))
 
 
