@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import difflib
 import logging
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 from pyspark.errors import PySparkAttributeError
 from pyspark.sql import Column, DataFrame
@@ -58,6 +59,7 @@ def decode_changes(
     """
     from spark_bindings.avro import decode_avro, wants_avro
 
+    _check_options(options)
     ctx = Context(as_contract(contract))
     name = ctx.contract.format
     if wants_avro(ctx.contract, options):
@@ -76,6 +78,31 @@ def decode_changes(
             return built.df
         return replay(steps, df)
     raise UnknownFormatError(f"the Spark bindings cannot decode format {name!r} yet")
+
+
+#: The keyword options of ``decode_changes`` beyond its named parameters (Avro topics).
+AVRO_OPTIONS: Final = frozenset(
+    {
+        "registry",
+        "encoding",
+        "use_spark_avro",
+        "writer_ids",
+        "subject",
+        "key_writer_ids",
+        "key_subject",
+    }
+)
+
+
+def _check_options(options: dict[str, Any]) -> None:
+    """A misspelt option is an error, not silently ignored (``drop_control=True`` would
+    otherwise keep the control records)."""
+    known = [*AVRO_OPTIONS, "value_col", "key_col", "drop_control_records"]
+    for name in options:
+        if name not in AVRO_OPTIONS:
+            close = difflib.get_close_matches(name, known, n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise TypeError(f"decode_changes() got an unexpected keyword argument {name!r}{hint}")
 
 
 def passthrough_columns(df: DataFrame | Frame, value_col: str, key_col: str) -> list[str]:

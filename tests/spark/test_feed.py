@@ -84,6 +84,12 @@ def test_malformed_messages_are_kept_with_a_reason(spark: Any) -> None:
     assert dropped.count() == len(values) - 2
 
 
+def test_a_misspelt_option_is_an_error(spark: Any) -> None:
+    df = frame_from_values(spark, [_payload("c", _row(1, 5))])
+    with pytest.raises(TypeError, match="'drop_control'.*did you mean 'drop_control_records'"):
+        decode_changes(df, ORDERS, drop_control=True)
+
+
 def test_decoded_columns_have_the_contract_types(spark: Any) -> None:
     out = decode_changes(frame_from_values(spark, [_payload("c", _row(1, 5))]), ORDERS)
     want = spark_schema(ORDERS)
