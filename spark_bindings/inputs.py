@@ -123,16 +123,59 @@ def read_values(spark: SparkSession, paths: Sequence[str]) -> DataFrame:
 
 
 def read_kcat(spark: SparkSession, paths: Sequence[str]) -> DataFrame:
-    """``kcat -C -J`` records, read by Spark."""
-    records = spark.read.schema(_KCAT_SCHEMA).json(list(paths))
-    return records.select(
-        F.col("key").cast("binary").alias("key"),
-        F.col("payload").cast("binary").alias("value"),
-        "topic",
-        "partition",
-        "offset",
-        F.timestamp_millis("ts").alias("timestamp"),
+    """``kcat -C -J`` records, read by Spark.
+
+    Each file's first record must be a kcat record (else: the wrong ``--input-format``). A
+    later line that is not one (truncated, or without ``topic``/``payload``) becomes a message
+    whose value is the line itself, so the decode reports it in ``_error`` instead of taking it
+    for a tombstone."""
+    for path in paths:
+        _check_kcat_head(path)
+    lines = spark.read.text(list(paths)).where(F.trim("value") != F.lit(""))
+    with_corrupt = StructType([*_KCAT_SCHEMA.fields, StructField("_corrupt", StringType())])
+    record = F.from_json("value", with_corrupt, _KCAT_OPTIONS)
+    keys = F.json_object_keys("value")
+    is_record = F.coalesce(
+        record["_corrupt"].isNull()
+        & F.array_contains(keys, "payload")
+        & F.array_contains(keys, "topic"),
+        F.lit(False),
     )
+    parsed = lines.select(F.col("value").alias("line"), record.alias("r"), is_record.alias("ok"))
+    r, ok = F.col("r"), F.col("ok")
+    return parsed.select(
+        F.when(ok, r["key"]).cast("binary").alias("key"),
+        F.when(ok, r["payload"]).otherwise(F.col("line")).cast("binary").alias("value"),
+        F.when(ok, r["topic"]).alias("topic"),
+        F.when(ok, r["partition"]).alias("partition"),
+        F.when(ok, r["offset"]).alias("offset"),
+        F.when(ok, F.timestamp_millis(r["ts"])).alias("timestamp"),
+    )
+
+
+_KCAT_OPTIONS: Final = {"mode": "PERMISSIVE", "columnNameOfCorruptRecord": "_corrupt"}
+
+
+def _check_kcat_head(path: str) -> None:
+    """The first non-blank line of ``path`` is a kcat ``-J`` record, else an InputError."""
+    try:
+        with Path(path).open("rb") as handle:
+            first = next(((n, line) for n, line in enumerate(handle, 1) if line.strip()), None)
+    except OSError as err:
+        raise InputError(f"cannot be read: {err.strerror or err}", path) from None
+    if first is None:
+        return
+    number, raw = first
+    try:
+        doc = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        doc = None
+    if not (isinstance(doc, dict) and "payload" in doc and "topic" in doc):
+        raise InputError(
+            "is not a kcat -J record (no topic and payload fields): for one message per line "
+            "use --input-format values",
+            f"{path}:{number}",
+        )
 
 
 def read_json_documents(

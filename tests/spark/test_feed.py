@@ -86,7 +86,7 @@ def test_malformed_messages_are_kept_with_a_reason(spark: Any) -> None:
 
 def test_a_misspelt_option_is_an_error(spark: Any) -> None:
     df = frame_from_values(spark, [_payload("c", _row(1, 5))])
-    with pytest.raises(TypeError, match="'drop_control'.*did you mean 'drop_control_records'"):
+    with pytest.raises(TypeError, match=r"'drop_control'.*did you mean 'drop_control_records'"):
         decode_changes(df, ORDERS, drop_control=True)
 
 
@@ -164,6 +164,33 @@ def test_a_canal_message_with_many_rows_decodes_in_linear_memory(spark: Any) -> 
         "count(*) as n", "count(_error) as errors", "sum(after.id) as ids"
     ).first()
     assert (got["n"], got["errors"], got["ids"]) == (20_000, 0, sum(range(20_000)))
+
+
+def test_kcat_lines_that_are_not_records_become_errors(spark: Any, tmp_path: Path) -> None:
+    from contracts.errors import InputError
+    from spark_bindings.inputs import read_input
+
+    good = {"topic": "t", "partition": 0, "offset": 7, "ts": 1, "key": None}
+    lines = [
+        json.dumps({**good, "payload": _payload("c", _row(1, 5))}),
+        "",
+        json.dumps({**good, "payload": _payload("c", _row(2, 5))})[:60],  # truncated
+        json.dumps({"topic": "t", "offset": 9}),  # no payload: not a tombstone
+        json.dumps({**good, "payload": None}),  # a real tombstone
+    ]
+    path = tmp_path / "dump.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    rows = decode_changes(read_input(spark, [str(path)], "kcat", "debezium-json"), ORDERS).collect()
+    assert [(r["op"], r["_control"], r["_error"] is not None) for r in rows] == [
+        ("c", None, False),
+        (None, None, True),
+        (None, None, True),
+        (None, "tombstone", False),
+    ]
+    plain = tmp_path / "values.jsonl"
+    plain.write_text("\n" + _payload("c", _row(1, 5)) + "\n")
+    with pytest.raises(InputError, match=r"values.jsonl:2: is not a kcat -J record"):
+        read_input(spark, [str(plain)], "kcat", "debezium-json")
 
 
 def test_streaming_file_source(spark: Any, tmp_path: Path) -> None:
