@@ -126,14 +126,14 @@ def test_latest_state_ignores_truncates_errors_and_control_records(spark: Any) -
 
 
 def test_latest_state_on_a_wide_contract_matches_python(spark: Any) -> None:
-    """The 12-column Debezium orders table of the demo and benchmarks (Spark's constraint inference once ran
+    """The 12-column Debezium orders topic of examples/ (Spark's constraint inference once ran
     out of memory planning this, because the rank filter was pushed into the decode)."""
-    from benchmarks import datagen
     from contracts.contract import Contract
     from contracts.formats import get_format
     from contracts.formats.base import InferOptions, Message
 
-    messages = list(datagen.debezium_messages(400))
+    topic = Path(__file__).parents[2] / "examples/topics/debezium-json/dbserver1.shop.orders.jsonl"
+    messages = topic.read_text().splitlines()[:400]
     sample = [Message(value=json.loads(m), where=f"message {i}") for i, m in enumerate(messages)]
     inferred = get_format("debezium-json").infer(sample, InferOptions(infer_types=True)).contract
     c = Contract.model_validate({**inferred.model_dump(by_alias=True), "key": ["id"]})
