@@ -82,20 +82,15 @@ def spark_schema_cmd(
 ) -> None:
     """Print a contract's Spark StructType (no JVM is started)."""
     from contracts.contract import load_contract
-    from contracts.formats import get_format
+    from contracts.errors import SchemaError
     from contracts.translate.spark import connect_to_spark
+    from spark_bindings.schema import connect_schema_of
 
     c = load_contract(contract)
-    if part is Part.row:
-        schema = c.row_schema
-    else:
-        derived = get_format(c.format).derive(c)
-        found = derived.value if part is Part.value else derived.key
-        if found is None:
-            from contracts.errors import SchemaError
-
-            raise SchemaError(f"format {c.format} sends no key", str(contract))
-        schema = found
+    try:
+        schema = connect_schema_of(c, part.value)
+    except SchemaError as err:
+        raise SchemaError(err.what, str(contract)) from None
     type_json = connect_to_spark(schema, view.value)
     typer.echo(_render(type_json, as_.value))
 

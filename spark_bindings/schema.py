@@ -31,14 +31,29 @@ def as_contract(contract: Contract | str | Path) -> Contract:
 
 def connect_schema_of(contract: Contract, part: Part) -> ConnectSchema:
     """The Connect schema of one part: the row, or the format's derived key / value."""
+    if part not in ("row", "key", "value"):
+        raise SchemaError(f"unknown part {part!r} (expected row, key or value)")
     if part == "row":
         return contract.row_schema
     derived = get_format(contract.format).derive(contract)
     if part == "value":
         return derived.value
     if derived.key is None:
-        raise SchemaError(f"format {contract.format} sends no key for contract {contract.name}")
+        raise SchemaError(_no_key(contract))
     return derived.key
+
+
+def _no_key(contract: Contract) -> str:
+    """Why a contract has no message-key schema."""
+    if not contract.key:
+        return (
+            f"contract {contract.name} names no key columns (key: [...]), so its "
+            f"{contract.format} messages carry no key schema"
+        )
+    return (
+        f"format {contract.format} sends no Kafka message key; the feed's key column holds the "
+        f"contract's key columns ({', '.join(contract.key)}), typed as in --part row"
+    )
 
 
 def spark_type(schema: ConnectSchema, view: View = "decoded") -> DataType:

@@ -90,6 +90,16 @@ def test_a_misspelt_option_is_an_error(spark: Any) -> None:
         decode_changes(df, ORDERS, drop_control=True)
 
 
+def test_spark_schema_parts_are_checked() -> None:
+    from contracts.errors import SchemaError
+
+    with pytest.raises(SchemaError, match="unknown part 'foo'"):
+        spark_schema(ORDERS, part="foo")  # type: ignore[arg-type]
+    canal = FIXTURES / "canal-json" / "flink-products.typed.expected.yaml"
+    with pytest.raises(SchemaError, match=r"sends no Kafka message key.*key columns \(id\)"):
+        spark_schema(canal, part="key")
+
+
 def test_decoded_columns_have_the_contract_types(spark: Any) -> None:
     out = decode_changes(frame_from_values(spark, [_payload("c", _row(1, 5))]), ORDERS)
     want = spark_schema(ORDERS)
