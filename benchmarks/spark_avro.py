@@ -41,7 +41,6 @@ from typing import Any
 
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
-from pyspark.sql import types as T
 
 from benchmarks import datagen
 from benchmarks.spark_decode import (
@@ -50,6 +49,7 @@ from benchmarks.spark_decode import (
     best_passes,
     check_agreement,
     infer_contract,
+    udf_output_type,
 )
 from contracts.contract import Contract
 from contracts.logical import decimal_scale, lookup
@@ -172,24 +172,7 @@ def python_udf(url: str) -> Callable[[DataFrame, Contract], DataFrame]:
         row = spark_schema(c, "row", "decoded")
         names = row.fieldNames()
         leaves = [_leaf(f) for f in c.row_schema.fields or ()]
-        key_type = T.StructType([row[k] for k in c.key])
-        out = T.StructType(
-            [
-                T.StructField("op", T.StringType()),
-                T.StructField(
-                    "table",
-                    T.StructType(
-                        [T.StructField(n, T.StringType()) for n in ("database", "schema", "name")]
-                    ),
-                ),
-                T.StructField("key", key_type),
-                T.StructField("before", row),
-                T.StructField("after", row),
-                T.StructField("ts_ms", T.LongType()),
-                T.StructField("source_ts_ms", T.LongType()),
-                T.StructField("position", T.MapType(T.StringType(), T.StringType())),
-            ]
-        )
+        out = udf_output_type(row, c)
         keys = list(c.key)
         writers: dict[int, Any] = {}
 

@@ -315,15 +315,9 @@ def _python_text(target: T.DataType) -> Callable[[Any], Any]:
     return lambda v: None if v == "null" else v
 
 
-def python_udf(df: DataFrame, c: Contract) -> DataFrame:
-    """A UDF doing json.loads and decoding each column in Python, producing the columns the
-    from_json baselines and ``decode_changes`` produce (op, table, key, before, after, times,
-    position)."""
-    row = spark_schema(c, "row", "decoded")
-    names = row.fieldNames()
-    key_at = [names.index(k) for k in c.key]
-    key_type = T.StructType([row[k] for k in c.key])
-    out = T.StructType(
+def udf_output_type(row: T.StructType, c: Contract) -> T.StructType:
+    """The canonical columns a hand-written UDF returns (one struct per message)."""
+    return T.StructType(
         [
             T.StructField("op", T.StringType()),
             T.StructField(
@@ -332,7 +326,7 @@ def python_udf(df: DataFrame, c: Contract) -> DataFrame:
                     [T.StructField(n, T.StringType()) for n in ("database", "schema", "name")]
                 ),
             ),
-            T.StructField("key", key_type),
+            T.StructField("key", T.StructType([row[k] for k in c.key])),
             T.StructField("before", row),
             T.StructField("after", row),
             T.StructField("ts_ms", T.LongType()),
@@ -340,6 +334,16 @@ def python_udf(df: DataFrame, c: Contract) -> DataFrame:
             T.StructField("position", T.MapType(T.StringType(), T.StringType())),
         ]
     )
+
+
+def python_udf(df: DataFrame, c: Contract) -> DataFrame:
+    """A UDF doing json.loads and decoding each column in Python, producing the columns the
+    from_json baselines and ``decode_changes`` produce (op, table, key, before, after, times,
+    position)."""
+    row = spark_schema(c, "row", "decoded")
+    names = row.fieldNames()
+    key_at = [names.index(k) for k in c.key]
+    out = udf_output_type(row, c)
 
     def key_of(image: Any) -> Any:
         return tuple(image[i] for i in key_at) if image and key_at else None
