@@ -140,13 +140,55 @@ def decimal_to_unscaled(value: decimal.Decimal, scale: int) -> bytes:
     return unscaled.to_bytes(length, "big", signed=True)
 
 
+#: Significant digits a JSON number with a fraction or exponent is read with exactly (JSON
+#: readers, ours included, parse it as a double; DBL_DIG is 15).
+EXACT_JSON_NUMBER_DIGITS: Final = 15
+_INT64: Final = range(-(2**63), 2**63)
+
+
 def _decode_decimal(value: Any, schema: ConnectSchema) -> decimal.Decimal:
     if isinstance(value, decimal.Decimal):
         return value
+    scale = decimal_scale(schema)
     if isinstance(value, int | float) and not isinstance(value, bool):
-        # decimal.handling.mode=double producers; keep the number exactly as written.
-        return decimal.Decimal(str(value))
-    return unscaled_to_decimal(as_bytes(value), decimal_scale(schema))
+        # JsonConverter's decimal.format=NUMERIC writes the decimal as a JSON number
+        found = _json_number_decimal(value)
+    else:
+        raw = as_bytes(value)
+        if not raw:
+            raise DecodeError(f"{_short(value)} is an empty unscaled value, not a decimal")
+        found = unscaled_to_decimal(raw, scale)
+    return _fitting(found, scale, decimal_precision(schema))
+
+
+def _json_number_decimal(value: int | float) -> decimal.Decimal:
+    """A JSON number as a Decimal: integers in the int64 range exactly; any other number only
+    when its double holds at most 15 significant digits (more could differ from the text)."""
+    if isinstance(value, int) and value in _INT64:
+        return decimal.Decimal(value)
+    found = decimal.Decimal(repr(value))
+    if len(found.normalize().as_tuple().digits) > EXACT_JSON_NUMBER_DIGITS:
+        raise DecodeError(
+            f"JSON number {_short(value)} has more than {EXACT_JSON_NUMBER_DIGITS} significant "
+            "digits, which a JSON number is not read with exactly (decimal.format=BASE64 "
+            "writes decimals losslessly)"
+        )
+    return found
+
+
+def _fitting(value: decimal.Decimal, scale: int, precision: int | None) -> decimal.Decimal:
+    """``value`` when the column's scale and (declared) precision hold it."""
+    if value.is_zero():
+        return value
+    if value.normalize().as_tuple().exponent < -scale:  # type: ignore[operator]
+        raise DecodeError(
+            f"{value} has more digits after the point than the column's scale {scale}"
+        )
+    if precision is not None and value.adjusted() + 1 > precision - scale:
+        raise DecodeError(
+            f"{value} does not fit the column's precision {precision} (scale {scale})"
+        )
+    return value
 
 
 def _decode_variable_scale(value: Any, _schema: ConnectSchema) -> decimal.Decimal:
@@ -547,6 +589,9 @@ def _fast_decimal(schema: ConnectSchema, generic: Decoder) -> FastDecoder | None
     except DecodeError:
         return None  # every value fails the same way: leave it to the generic decoder
     a2b, from_bytes, make = binascii.a2b_base64, int.from_bytes, decimal.Decimal
+    precision = decimal_precision(schema)
+    # the unscaled value fits the declared precision when its magnitude is below this
+    bound = 10**precision if precision is not None else None
 
     def decode(value: Any) -> Any:
         if type(value) is str:
@@ -554,7 +599,9 @@ def _fast_decimal(schema: ConnectSchema, generic: Decoder) -> FastDecoder | None
                 raw = a2b(value, strict_mode=True)
             except (binascii.Error, ValueError):
                 return generic(value, schema)
-            return make(from_bytes(raw, "big", signed=True)).scaleb(exponent)
+            unscaled = from_bytes(raw, "big", signed=True)
+            if raw and (bound is None or -bound < unscaled < bound):
+                return make(unscaled).scaleb(exponent)
         return generic(value, schema)
 
     return decode

@@ -19,6 +19,8 @@ from spark_bindings.expressions import (
     as_is,
     decode_json_value,
     decode_text_value,
+    json_absent,
+    json_wire_type,
 )
 from spark_bindings.schema import spark_type
 
@@ -83,7 +85,8 @@ class Context:
 
     @cached_property
     def row_wire(self) -> StructType:
-        return _as_struct(spark_type(self.row, "wire"))
+        """The row as ``from_json`` parses it (Decimals as variants, see ``json_wire_type``)."""
+        return _as_struct(json_wire_type(self.row, spark_type(self.row, "wire")))
 
     @cached_property
     def key_type(self) -> StructType:
@@ -91,7 +94,9 @@ class Context:
 
     @cached_property
     def key_wire(self) -> StructType:
-        return _as_struct(spark_type(self.key_schema, "wire")) if self.contract.key else _EMPTY
+        if not self.contract.key:
+            return _EMPTY
+        return _as_struct(json_wire_type(self.key_schema, spark_type(self.key_schema, "wire")))
 
     @cached_property
     def row_text(self) -> StructType:
@@ -119,7 +124,7 @@ class Context:
                     Problem(
                         f"{path}.{name}",
                         "is null but the column is required",
-                        wire.isNotNull() & wire[name].isNull(),
+                        wire.isNotNull() & json_absent(wire[name], f),
                     )
                 )
         return Decoded(F.when(wire.isNotNull(), F.struct(*values)), tuple(problems))

@@ -21,10 +21,24 @@ from typing import Any, Final, Literal
 
 from pyspark.sql import Column
 from pyspark.sql import functions as F
-from pyspark.sql.types import DataType, DecimalType, StructType
+from pyspark.sql.types import (
+    ArrayType,
+    DataType,
+    DecimalType,
+    MapType,
+    StructField,
+    StructType,
+    VariantType,
+)
 
 from contracts.formats._typing import TEXT_WHITESPACE
-from contracts.logical import LOGICAL_TYPES, decimal_scale, lookup
+from contracts.logical import (
+    DECIMAL_NAME,
+    EXACT_JSON_NUMBER_DIGITS,
+    LOGICAL_TYPES,
+    decimal_scale,
+    lookup,
+)
 from contracts.schema import ConnectSchema
 
 WireKind = Literal["json", "text"]
@@ -181,9 +195,15 @@ def _sign_extend(hexed: Column, pad: Column) -> Column:
     return F.concat(F.repeat(pad, F.lit(16) - F.length(hexed)), hexed)
 
 
+def padded_base64(text: Column) -> Column:
+    """The bytes of padded base64 text, as Jackson and the core's strict decoder read it
+    (Spark's own ``to_binary`` would also take unpadded text)."""
+    return F.when(F.length(text) % 4 == 0, F.try_to_binary(text, F.lit("base64")))
+
+
 def base64_decimal(wire: Column, scale: int, target: DecimalType) -> Column:
     """A Connect Decimal (base64 two's-complement unscaled bytes) → DecimalType, natively."""
-    raw = F.try_to_binary(wire, F.lit("base64"))
+    raw = padded_base64(wire)
     digits = signed_unscaled_digits(raw, 8 if target.precision <= _LONG_DIGITS else 16)
     text = F.concat(digits, F.lit(f"E-{scale}")) if scale else digits
     return text.try_cast(target)
@@ -210,7 +230,7 @@ def digits_with_scale(digits: Column, scale: Column) -> Column:
 
 def variable_scale_decimal(wire: Column) -> Column:
     """Debezium VariableScaleDecimal ``{scale, value}`` → the exact decimal text."""
-    digits = signed_unscaled_digits(F.try_to_binary(wire["value"], F.lit("base64")))
+    digits = signed_unscaled_digits(padded_base64(wire["value"]))
     return F.when(wire.isNull(), F.lit(None)).otherwise(
         digits_with_scale(digits, wire["scale"].cast("int"))
     )
@@ -281,7 +301,72 @@ JsonRule = Callable[[Column, ConnectSchema, DataType], Column]
 
 def _decimal_rule(wire: Column, schema: ConnectSchema, target: DataType) -> Column:
     assert isinstance(target, DecimalType)
-    return base64_decimal(wire, decimal_scale(schema), target)
+    return json_decimal(wire, decimal_scale(schema), target)
+
+
+# --- JSON wire types: a Decimal is a variant ---------------------------------------------------
+
+#: What ``schema_of_variant`` calls a JSON number without fraction or exponent (exact).
+_INTEGER_VARIANTS: Final = ("TINYINT", "SMALLINT", "INT", "BIGINT")
+
+
+def variant_wire(schema: ConnectSchema) -> bool:
+    """Whether ``from_json`` parses values of ``schema`` as a variant: a Connect Decimal, which
+    JsonConverter writes as base64 text, or as a JSON number with ``decimal.format=NUMERIC``
+    (as a string the two would be one text: ``1234`` is valid base64)."""
+    logical = lookup(schema)
+    return schema.type == "bytes" and logical is not None and logical.name == DECIMAL_NAME
+
+
+def json_wire_type(schema: ConnectSchema, wire: DataType) -> DataType:
+    """The type ``from_json`` parses values of ``schema`` into: ``wire`` (the contract's wire
+    view) with every Decimal a ``VariantType``."""
+    if variant_wire(schema):
+        return VariantType()
+    if isinstance(wire, StructType) and schema.type == "struct":
+        return StructType(
+            [
+                StructField(f.name, json_wire_type(fs, f.dataType), f.nullable)
+                for fs, f in zip(schema.fields or (), wire.fields, strict=True)
+            ]
+        )
+    if isinstance(wire, ArrayType) and schema.type == "array" and schema.items is not None:
+        return ArrayType(json_wire_type(schema.items, wire.elementType), wire.containsNull)
+    if isinstance(wire, MapType) and schema.type == "map" and schema.values is not None:
+        value = json_wire_type(schema.values, wire.valueType)
+        return MapType(wire.keyType, value, wire.valueContainsNull)
+    return wire
+
+
+def json_absent(wire: Column, schema: ConnectSchema) -> Column:
+    """Whether a parsed JSON value is missing or null (a variant holds JSON null as a value)."""
+    return (wire.isNull() | F.is_variant_null(wire)) if variant_wire(schema) else wire.isNull()
+
+
+def json_decimal(wire: Column, scale: int, target: DecimalType) -> Column:
+    """A Connect Decimal parsed as a variant → DecimalType: base64 text (JsonConverter's
+    default), or a JSON number held exactly (an integer; another number only with at most 15
+    significant digits) that needs no rounding to the scale and fits the precision."""
+    kind = F.schema_of_variant(wire)
+    text = F.variant_get(wire, "$", "string")
+    number = text.try_cast(target)
+    exact = kind.isin(*_INTEGER_VARIANTS) | (
+        (_significant_digits(text) <= F.lit(EXACT_JSON_NUMBER_DIGITS))
+        & (number.cast("double") == text.try_cast("double"))
+    )
+    is_number = kind.isin(*_INTEGER_VARIANTS) | kind.startswith("DECIMAL") | (kind == "DOUBLE")
+    return F.when(kind == "STRING", base64_decimal(text, scale, target)).when(
+        is_number & exact, number
+    )
+
+
+def _significant_digits(number: Column) -> Column:
+    """The significant digits of a number's text (``1.50E3`` → 2)."""
+    mantissa = F.concat(
+        F.regexp_extract(number, r"^[+-]?([0-9]*)", 1),
+        F.regexp_extract(number, r"^[^.eE]*\.([0-9]*)", 1),
+    )
+    return F.length(F.regexp_replace(mantissa, r"^0+|0+$", ""))
 
 
 def _by_unit(unit_to_micros: Callable[[Column], Column]) -> JsonRule:
@@ -364,9 +449,15 @@ def decode_json_value(wire: Column, schema: ConnectSchema, target: DataType, pat
     if logical is not None and logical.name in JSON_RULES:
         value = JSON_RULES[logical.name](wire, schema, target)
         message = _FAILURE.get(logical.kind, f"is not a valid {logical.name}")
+        if variant_wire(schema):
+            present = ~json_absent(wire, schema)
+            return Decoded(
+                value,
+                (Problem(path, message, present & value.isNull(), lambda null: present & null),),
+            )
         return Decoded(value, (failed(wire, value, path, message),))
     if schema.type == "bytes":
-        value = F.try_to_binary(wire, F.lit("base64"))
+        value = padded_base64(wire)
         return Decoded(value, (failed(wire, value, path, "is not valid base64"),))
     if schema.type == "struct":
         return decode_struct(wire, schema, target, path, decode_json_value)
@@ -587,7 +678,7 @@ def decode_struct(
                 Problem(
                     f"{path}.{name}",
                     "is null but the column is required",
-                    wire.isNotNull() & wire[name].isNull(),
+                    wire.isNotNull() & json_absent(wire[name], field_schema),
                 )
             )
     value = F.when(wire.isNotNull(), F.struct(*values))

@@ -46,6 +46,7 @@ from pyspark.sql.types import (
     NullType,
     StringType,
     StructType,
+    VariantType,
 )
 
 from contracts.errors import ContractsError, InputError, UnknownFormatError
@@ -237,6 +238,9 @@ def conform(value: Column, source: DataType, target: DataType, where: str) -> Co
         return F.transform_values(
             value, lambda _k, v: conform(v, source.valueType, target.valueType, f"{where}{{}}")
         )
+    if isinstance(target, VariantType) and isinstance(source, BinaryType):
+        # a Decimal's unscaled bytes: the base64 text JsonConverter would write, as a variant
+        return F.base64(value).cast(target)
     if isinstance(target, StringType):
         if isinstance(source, BinaryType):
             return F.base64(value)

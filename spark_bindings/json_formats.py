@@ -31,6 +31,8 @@ from spark_bindings.expressions import (
     Decoded,
     Problem,
     floor_div,
+    json_absent,
+    padded_base64,
     zoned_text_timestamp,
 )
 from spark_bindings.feed import (
@@ -146,8 +148,8 @@ def connect_key(ctx: Context, key_text: Column | None) -> tuple[Column, Column]:
     payload = ctx.json_key(k["payload"], "$key.payload").value
     bare = ctx.json_key(F.struct(*[k[f.name].alias(f.name) for f in wire.fields]), "$key").value
     any_bare = F.lit(False)
-    for f in wire.fields:
-        any_bare = any_bare | k[f.name].isNotNull()
+    for f in ctx.key_schema.fields or ():
+        any_bare = any_bare | ~json_absent(k[f.field or ""], f)
     key = F.when(k["payload"].isNotNull(), payload).when(any_bare, bare)
     return key, key.isNotNull()
 
@@ -276,8 +278,8 @@ class ConnectEnvelope(JsonDecoder):
         wire = self.field(j, name)
         if self.empty_image_is_absent:
             empty = F.lit(True)
-            for f in ctx.row_wire.fields:
-                empty = empty & wire[f.name].isNull()
+            for f in ctx.row.fields or ():
+                empty = empty & json_absent(wire[f.field or ""], f)
             wire = F.when(~empty, wire)
         return ctx.json_image(wire, f"$.payload.{name}")
 
@@ -819,9 +821,7 @@ class OpencdcJson(JsonDecoder):
         after = self.data(j["payload"]["after"], "$.payload.after", ctx)
         before = self.data(j["payload"]["before"], "$.payload.before", ctx)
         position = F.coalesce(j["position"], F.lit(""))
-        bad_position = (
-            j["position"].isNotNull() & F.try_to_binary(j["position"], F.lit("base64")).isNull()
-        )
+        bad_position = j["position"].isNotNull() & padded_base64(j["position"]).isNull()
         collection = F.nullif(_at(meta, _COLLECTION), F.lit(""))
         c = ctx.contract.table_id
         table = F.when(collection.isNull(), constant_table(c.database, c.schema, c.name))
@@ -850,7 +850,7 @@ class OpencdcJson(JsonDecoder):
     def structured(text: Column) -> tuple[Column, Column, Column]:
         """(fields as a text map, raw bytes, whether the text is neither) of one data value."""
         is_object = F.startswith(F.ltrim(text), F.lit("{"))
-        raw = F.when(text.isNotNull() & ~is_object, F.try_to_binary(text, F.lit("base64")))
+        raw = F.when(text.isNotNull() & ~is_object, padded_base64(text))
         raw_text = raw.cast("string")
         raw_json = F.when(F.startswith(raw_text, F.lit("{")), raw_text)
         fields_map = F.from_json(

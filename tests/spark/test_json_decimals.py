@@ -1,0 +1,134 @@
+"""Connect Decimals in JSON: the Spark decode and the core agree on every wire form.
+
+JsonConverter writes a Decimal as base64 text (``decimal.format=BASE64``, the default) or as a
+JSON number (``NUMERIC``). Both paths must accept the same values and refuse the same ones:
+over the column's precision or scale, empty bytes, numbers not read exactly, other JSON types.
+Spark parses a Decimal as a variant, since as text ``1234`` (a number) would be valid base64.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from contracts.contract import load_contract
+from contracts.errors import DecodeError
+from contracts.formats import get_format
+from contracts.io import read_messages
+from spark_bindings import decode_changes
+from spark_bindings.inputs import frame_from_messages
+
+pytestmark = pytest.mark.spark
+
+FIXTURES = Path(__file__).parent.parent / "fixtures" / "debezium-json"
+AMOUNT_LINE = (
+    "  - {field: amount, type: bytes, optional: true, name: org.apache.kafka.connect.data.Decimal,"
+    " version: 1, parameters: {scale: '2', connect.decimal.precision: '10'}}"
+)
+
+
+def _b64(unscaled: int) -> str:
+    size = (unscaled.bit_length() + 8) // 8
+    return json.dumps(base64.b64encode(unscaled.to_bytes(size, "big", signed=True)).decode())
+
+
+#: The JSON text of ``after.amount`` in each message.
+WIRE = [
+    *[_b64(1250), _b64(-1), _b64(0), _b64(9_999_999_999), _b64(10**10), _b64(-(10**10) + 1)],
+    *[_b64(12345678901234), '""', '"!!"', '"12.34"', '"BOI"', '"BOI=\\n"'],
+    *["1234", "12.34", "12.5", "12.50", "12.345", "12.3400", "-0.5", "0", "0.0", "-0"],
+    *["1.5e3", "1E-2", "1.0E-3", "1e20", "1e7", "99999999.99", "100000000.00", "-99999999.99"],
+    *["12345678901234567", "1234567.891", "0.1", "123456789012.5", "9223372036854775807"],
+    *["18446744073709551615", "true", '{"a": 1}', "[1]", "null"],
+]
+
+
+def _contract_file(tmp_path: Path, scale: int, optional: bool) -> Path:
+    text = (FIXTURES / "postgres-orders.expected.yaml").read_text(encoding="utf-8")
+    assert AMOUNT_LINE in text
+    line = AMOUNT_LINE.replace("scale: '2'", f"scale: '{scale}'")
+    line = line.replace("optional: true", f"optional: {str(optional).lower()}")
+    path = tmp_path / "orders.yaml"
+    path.write_text(text.replace(AMOUNT_LINE, line), encoding="utf-8")
+    return path
+
+
+def _messages_file(tmp_path: Path, scale: int = 2, optional: bool = True) -> Path:
+    """One message per :data:`WIRE` text, the embedded schema saying what the contract says."""
+    first = (FIXTURES / "postgres-orders.kcat.jsonl").read_text(encoding="utf-8").splitlines()[0]
+    message = json.loads(json.loads(first)["payload"])
+    for image in message["schema"]["fields"][:2]:  # before, after
+        (amount,) = [f for f in image["fields"] if f["field"] == "amount"]
+        amount["parameters"]["scale"] = str(scale)
+        amount["optional"] = optional
+    lines = []
+    for i, wire in enumerate(WIRE):
+        message["payload"]["after"]["id"] = i
+        message["payload"]["after"]["amount"] = "__AMOUNT__"
+        lines.append(json.dumps(message).replace('"__AMOUNT__"', wire))
+    path = tmp_path / "orders.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def _python(messages: list[Any], contract: Any) -> list[tuple[str, Any]]:
+    fmt = get_format("debezium-json")
+    out: list[tuple[str, Any]] = []
+    for m in messages:
+        try:
+            (event,) = fmt.normalize(m, contract)
+        except DecodeError:
+            out.append(("invalid", None))
+            continue
+        out.append(("ok", event.after["amount"]))
+    return out
+
+
+def _spark(spark: Any, messages: list[Any], contract: Any) -> list[tuple[str, Any]]:
+    rows = decode_changes(frame_from_messages(spark, messages), contract).orderBy("offset")
+    return [
+        ("invalid", None) if r["_error"] else ("ok", r["after"]["amount"]) for r in rows.collect()
+    ]
+
+
+@pytest.mark.parametrize(
+    "scale, optional", [(2, True), (0, False)], ids=["decimal(10,2)", "decimal(10,0)-required"]
+)
+def test_decimal_wire_forms_agree_with_the_core(
+    spark: Any, tmp_path: Path, scale: int, optional: bool
+) -> None:
+    contract = load_contract(_contract_file(tmp_path, scale, optional))
+    fmt = get_format("debezium-json")
+    path = _messages_file(tmp_path, scale, optional)
+    messages = list(fmt.assemble(read_messages([path], fmt.input_kind)))
+    assert len(messages) == len(WIRE)
+    expected = _python(messages, contract)
+    got = _spark(spark, messages, contract)
+    differ = [
+        f"{wire}: spark {g}, python {e}"
+        for wire, g, e in zip(WIRE, got, expected, strict=True)
+        if g != e
+    ]
+    assert not differ, "\n".join(differ)
+    # the forms that matter are really exercised, on both sides
+    verdicts = dict(zip(WIRE, expected, strict=True))
+    assert verdicts["1234"][0] == "ok"
+    assert verdicts[_b64(12345678901234)] == ("invalid", None)
+    assert verdicts["12345678901234567"] == ("invalid", None)  # over the precision
+    assert verdicts["1234567.891"] == ("invalid", None)  # over the scale either way
+    assert verdicts['"12.34"'] == ("invalid", None)
+    assert verdicts["null"] == (("ok", None) if optional else ("invalid", None))
+
+
+def test_a_numeric_integer_decimal_is_not_read_as_base64(spark: Any, tmp_path: Path) -> None:
+    """``1234`` is valid base64 too: as a string wire type it decoded to -26588.24."""
+    contract = load_contract(_contract_file(tmp_path, 2, True))
+    fmt = get_format("debezium-json")
+    messages = list(fmt.assemble(read_messages([_messages_file(tmp_path)], fmt.input_kind)))
+    got = dict(zip(WIRE, _spark(spark, messages, contract), strict=True))
+    assert str(got["1234"][1]) == "1234.00"
+    assert str(got[_b64(1250)][1]) == "12.50"
