@@ -143,7 +143,7 @@ def decimal_to_unscaled(value: decimal.Decimal, scale: int) -> bytes:
 #: Significant digits a JSON number with a fraction or exponent is read with exactly (JSON
 #: readers, ours included, parse it as a double; DBL_DIG is 15).
 EXACT_JSON_NUMBER_DIGITS: Final = 15
-_INT64: Final = range(-(2**63), 2**63)
+_INT64_RANGE: Final = range(-(2**63), 2**63)
 
 
 def _decode_decimal(value: Any, schema: ConnectSchema) -> decimal.Decimal:
@@ -164,7 +164,7 @@ def _decode_decimal(value: Any, schema: ConnectSchema) -> decimal.Decimal:
 def _json_number_decimal(value: int | float) -> decimal.Decimal:
     """A JSON number as a Decimal: integers in the int64 range exactly; any other number only
     when its double holds at most 15 significant digits (more could differ from the text)."""
-    if isinstance(value, int) and value in _INT64:
+    if isinstance(value, int) and value in _INT64_RANGE:
         return decimal.Decimal(value)
     found = decimal.Decimal(repr(value))
     if len(found.normalize().as_tuple().digits) > EXACT_JSON_NUMBER_DIGITS:

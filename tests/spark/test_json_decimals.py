@@ -47,23 +47,27 @@ WIRE = [
 ]
 
 
-def _contract_file(tmp_path: Path, scale: int, optional: bool) -> Path:
+def _contract_file(tmp_path: Path, scale: int, optional: bool, precision: int = 10) -> Path:
     text = (FIXTURES / "postgres-orders.expected.yaml").read_text(encoding="utf-8")
     assert AMOUNT_LINE in text
     line = AMOUNT_LINE.replace("scale: '2'", f"scale: '{scale}'")
+    line = line.replace("precision: '10'", f"precision: '{precision}'")
     line = line.replace("optional: true", f"optional: {str(optional).lower()}")
     path = tmp_path / "orders.yaml"
     path.write_text(text.replace(AMOUNT_LINE, line), encoding="utf-8")
     return path
 
 
-def _messages_file(tmp_path: Path, scale: int = 2, optional: bool = True) -> Path:
+def _messages_file(
+    tmp_path: Path, scale: int = 2, optional: bool = True, precision: int = 10
+) -> Path:
     """One message per :data:`WIRE` text, the embedded schema saying what the contract says."""
     first = (FIXTURES / "postgres-orders.kcat.jsonl").read_text(encoding="utf-8").splitlines()[0]
     message = json.loads(json.loads(first)["payload"])
     for image in message["schema"]["fields"][:2]:  # before, after
         (amount,) = [f for f in image["fields"] if f["field"] == "amount"]
         amount["parameters"]["scale"] = str(scale)
+        amount["parameters"]["connect.decimal.precision"] = str(precision)
         amount["optional"] = optional
     lines = []
     for i, wire in enumerate(WIRE):
@@ -96,14 +100,16 @@ def _spark(spark: Any, messages: list[Any], contract: Any) -> list[tuple[str, An
 
 
 @pytest.mark.parametrize(
-    "scale, optional", [(2, True), (0, False)], ids=["decimal(10,2)", "decimal(10,0)-required"]
+    "precision, scale, optional",
+    [(10, 2, True), (10, 0, False), (20, 0, True)],
+    ids=["decimal(10,2)", "decimal(10,0)-required", "decimal(20,0)"],
 )
 def test_decimal_wire_forms_agree_with_the_core(
-    spark: Any, tmp_path: Path, scale: int, optional: bool
+    spark: Any, tmp_path: Path, precision: int, scale: int, optional: bool
 ) -> None:
-    contract = load_contract(_contract_file(tmp_path, scale, optional))
+    contract = load_contract(_contract_file(tmp_path, scale, optional, precision))
     fmt = get_format("debezium-json")
-    path = _messages_file(tmp_path, scale, optional)
+    path = _messages_file(tmp_path, scale, optional, precision)
     messages = list(fmt.assemble(read_messages([path], fmt.input_kind)))
     assert len(messages) == len(WIRE)
     expected = _python(messages, contract)
@@ -117,8 +123,12 @@ def test_decimal_wire_forms_agree_with_the_core(
     # the forms that matter are really exercised, on both sides
     verdicts = dict(zip(WIRE, expected, strict=True))
     assert verdicts["1234"][0] == "ok"
-    assert verdicts[_b64(12345678901234)] == ("invalid", None)
-    assert verdicts["12345678901234567"] == ("invalid", None)  # over the precision
+    assert verdicts[_b64(12345678901234)][0] == ("ok" if precision >= 14 + scale else "invalid")
+    # an integer is exact at any length; past int64 it is read as a double, like a fraction
+    wide = precision >= 17
+    assert verdicts["12345678901234567"][0] == ("ok" if wide else "invalid")
+    assert verdicts["9223372036854775807"][0] == ("ok" if wide else "invalid")
+    assert verdicts["18446744073709551615"] == ("invalid", None)
     assert verdicts["1234567.891"] == ("invalid", None)  # over the scale either way
     assert verdicts['"12.34"'] == ("invalid", None)
     assert verdicts["null"] == (("ok", None) if optional else ("invalid", None))
