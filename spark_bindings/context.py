@@ -114,7 +114,9 @@ class Context:
         problems: list[Problem] = []
         for f, spark_field in zip(self.row.fields or (), self.row_type.fields, strict=True):
             name = f.field or spark_field.name
-            leaf = decode_json_value(wire[name], f, spark_field.dataType, f"{path}.{name}")
+            leaf = decode_json_value(
+                wire[name], f, spark_field.dataType, f"{path}.{name}", self.stage_text
+            )
             if leaf.problems:
                 leaf = self.stage_decoded(leaf)
             values.append(leaf.value.alias(name))

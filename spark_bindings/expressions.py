@@ -300,14 +300,12 @@ JsonRule = Callable[[Column, ConnectSchema, DataType], Column]
 
 
 def _decimal_rule(wire: Column, schema: ConnectSchema, target: DataType) -> Column:
+    """A Decimal parsed as text (one parsed as a variant goes to :func:`variant_decimal`)."""
     assert isinstance(target, DecimalType)
-    return json_decimal(wire, decimal_scale(schema), target)
+    return base64_decimal(wire, decimal_scale(schema), target)
 
 
 # --- JSON wire types: a Decimal is a variant ---------------------------------------------------
-
-#: What ``schema_of_variant`` calls a JSON number without fraction or exponent (exact).
-_INTEGER_VARIANTS: Final = ("TINYINT", "SMALLINT", "INT", "BIGINT")
 
 
 def variant_wire(schema: ConnectSchema) -> bool:
@@ -343,30 +341,41 @@ def json_absent(wire: Column, schema: ConnectSchema) -> Column:
     return (wire.isNull() | F.is_variant_null(wire)) if variant_wire(schema) else wire.isNull()
 
 
-def json_decimal(wire: Column, scale: int, target: DecimalType) -> Column:
+def variant_decimal(
+    wire: Column,
+    schema: ConnectSchema,
+    target: DataType,
+    path: str,
+    stage_text: Callable[[Column], Column] | None = None,
+) -> Decoded:
     """A Connect Decimal parsed as a variant → DecimalType: base64 text (JsonConverter's
     default), or a JSON number held exactly (an integer; another number only with at most 15
-    significant digits) that needs no rounding to the scale and fits the precision."""
-    kind = F.schema_of_variant(wire)
-    text = F.variant_get(wire, "$", "string")
+    significant digits) that needs no rounding to the scale and fits the precision.
+
+    ``stage_text`` may make the variant's text and kind columns of an earlier projection: each
+    is read several times, and every decimal column's code lands in the decode stage's
+    generated method, which the JIT leaves interpreted above 8,000 bytes."""
+    assert isinstance(target, DecimalType)
+    stage = stage_text or (lambda c: c)
+    text = stage(F.variant_get(wire, "$", "string"))
+    kind = stage(F.schema_of_variant(wire))
     number = text.try_cast(target)
-    exact = kind.isin(*_INTEGER_VARIANTS) | (
-        (_significant_digits(text) <= F.lit(EXACT_JSON_NUMBER_DIGITS))
+    # ints: exact at any length; others (DECIMAL, DOUBLE): few enough digits, and not rounded
+    exact = kind.endswith("INT") | (
+        (F.length(_significant_digits(text)) <= F.lit(EXACT_JSON_NUMBER_DIGITS))
         & (number.cast("double") == text.try_cast("double"))
     )
-    is_number = kind.isin(*_INTEGER_VARIANTS) | kind.startswith("DECIMAL") | (kind == "DOUBLE")
-    return F.when(kind == "STRING", base64_decimal(text, scale, target)).when(
-        is_number & exact, number
+    value = F.when(kind == "STRING", base64_decimal(text, decimal_scale(schema), target)).when(
+        exact, number
     )
+    present = text.isNotNull()  # null for SQL null and for JSON null
+    bad = Problem(path, _FAILURE["decimal"], present & value.isNull(), lambda null: present & null)
+    return Decoded(value, (bad,))
 
 
 def _significant_digits(number: Column) -> Column:
-    """The significant digits of a number's text (``1.50E3`` → 2)."""
-    mantissa = F.concat(
-        F.regexp_extract(number, r"^[+-]?([0-9]*)", 1),
-        F.regexp_extract(number, r"^[^.eE]*\.([0-9]*)", 1),
-    )
-    return F.length(F.regexp_replace(mantissa, r"^0+|0+$", ""))
+    """The significant digits of a number's text (``-1.50E3`` → ``15``)."""
+    return F.trim(F.regexp_replace(number, r"[eE].*|[^0-9]", ""), F.lit("0"))
 
 
 def _by_unit(unit_to_micros: Callable[[Column], Column]) -> JsonRule:
@@ -443,18 +452,21 @@ _FAILURE: Final[Mapping[str, str]] = {
 }
 
 
-def decode_json_value(wire: Column, schema: ConnectSchema, target: DataType, path: str) -> Decoded:
-    """Decode one JsonConverter wire value (already parsed by ``from_json``) to ``target``."""
+def decode_json_value(
+    wire: Column,
+    schema: ConnectSchema,
+    target: DataType,
+    path: str,
+    stage_text: Callable[[Column], Column] | None = None,
+) -> Decoded:
+    """Decode one JsonConverter wire value (already parsed by ``from_json``) to ``target``
+    (``stage_text``: see :func:`variant_decimal`)."""
+    if variant_wire(schema):
+        return variant_decimal(wire, schema, target, path, stage_text)
     logical = lookup(schema)
     if logical is not None and logical.name in JSON_RULES:
         value = JSON_RULES[logical.name](wire, schema, target)
         message = _FAILURE.get(logical.kind, f"is not a valid {logical.name}")
-        if variant_wire(schema):
-            present = ~json_absent(wire, schema)
-            return Decoded(
-                value,
-                (Problem(path, message, present & value.isNull(), lambda null: present & null),),
-            )
         return Decoded(value, (failed(wire, value, path, message),))
     if schema.type == "bytes":
         value = padded_base64(wire)
