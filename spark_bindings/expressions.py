@@ -356,7 +356,7 @@ def variant_decimal(
     is read several times, and every decimal column's code lands in the decode stage's
     generated method, which the JIT leaves interpreted above 8,000 bytes."""
     assert isinstance(target, DecimalType)
-    stage = stage_text or (lambda c: c)
+    stage = stage_text or as_is
     text = stage(F.variant_get(wire, "$", "string"))
     kind = stage(F.schema_of_variant(wire))
     number = text.try_cast(target)
