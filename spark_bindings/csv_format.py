@@ -56,6 +56,9 @@ class ArcionS3Csv(ArcionS3Json):
     def parse_problem(self, present: Column, j: Column) -> Problem:
         return Problem("$", "is not a CSV line", present & j.isNull())
 
+    def parse_report(self, parsed: Column, ctx: Context) -> Column | None:
+        return None  # every cell is text: a line parses, or it is not CSV
+
     def feed(self, j: Column, key_text: Column | None, ctx: Context) -> Feed:
         names = column_names(ctx.contract)
         x = len(names)

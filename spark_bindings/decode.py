@@ -14,7 +14,7 @@ from pyspark.sql import functions as F
 from contracts.contract import Contract
 from contracts.errors import UnknownFormatError
 from spark_bindings.context import Context
-from spark_bindings.expressions import Problem
+from spark_bindings.expressions import Problem, problem_text
 from spark_bindings.feed import PARSED_COL, Feed, finish
 from spark_bindings.frame import Frame, StepCache, replay
 from spark_bindings.json_formats import JSON_DECODERS, JsonDecoder
@@ -24,6 +24,11 @@ from spark_bindings.session import HOTSPOT_HUGE_METHOD, HUGE_METHOD_CONF, interp
 #: Working columns: the message did not parse; the message was present (not a tombstone).
 UNPARSED_COL = "__cdc_unparsed"
 PRESENT_COL = "__cdc_present"
+#: Working column: the message's bytes are not UTF-8 (Spark would read them with U+FFFD).
+NOT_TEXT_COL = "__cdc_not_text"
+#: Working column: why the message did not parse, with JSON paths (null when it parsed).
+REPORT_COL = "__cdc_parse_report"
+NOT_UTF8: Final = "is not UTF-8 text (an invalid byte sequence)"
 
 #: The recorded steps of recent JSON decodes, per contract and input columns.
 _STEPS = StepCache()
@@ -174,10 +179,13 @@ def decode_json_frame(
     carried = [c for c in df.columns if c != value_col] + [PRESENT_COL]
     parse_expr = decoder.parse(text, ctx)
     early = _texts_over_parse(decoder, parse_expr, key_text, ctx)
+    report = decoder.parse_report(parse_expr, ctx)
     parsed = prepared.select(
         *[F.col(quoted(c)) for c in carried],
         *[v.alias(k) for k, v in decoder.parse_columns(parse_expr).items()],
         *[v.alias(k) for k, v in early.items()],
+        *([report.alias(REPORT_COL)] if report is not None else []),
+        F.coalesce(~decoder.utf8(text, ctx), F.lit(False)).alias(NOT_TEXT_COL),
     )
     parsed = decoder.explode(parsed, F.col(PARSED_COL), ctx)
     j = F.col(PARSED_COL)
@@ -188,12 +196,17 @@ def decode_json_frame(
         assert list(early) == list(ctx.texts), "texts staged in a different order"
     elif ctx.texts:
         parsed = parsed.select("*", *[v.alias(k) for k, v in ctx.texts.items()])
+    not_text = F.col(NOT_TEXT_COL)
     parsed = parsed.select(
         "*",
         *[v.alias(k) for k, v in ctx.staged.items()],
-        F.coalesce(parse.condition, F.lit(False)).alias(UNPARSED_COL),
+        (F.coalesce(parse.condition, F.lit(False)) | not_text).alias(UNPARSED_COL),
     )
-    parse = Problem(parse.path, parse.message, F.col(UNPARSED_COL))
+    said = problem_text(parse)
+    if report is not None:
+        said = F.coalesce(F.col(REPORT_COL), said)
+    said = F.when(not_text, F.lit(f"$: {NOT_UTF8}")).otherwise(said)
+    parse = Problem("", said, F.col(UNPARSED_COL))  # the text names its own paths
     tombstone = ~present
     feed = Feed(
         op=feed.op,

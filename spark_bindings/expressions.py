@@ -56,6 +56,7 @@ _LONG_DIGITS: Final = 18
 class Problem:
     """A condition under which a value failed to decode, and what to say about it."""
 
+    #: Where (a JSON path); empty when ``message`` names its own paths.
     path: str
     #: What to say: a fixed text, or a string Column (read on the rows where it holds).
     message: str | Column
@@ -104,7 +105,7 @@ def error_text(problems: tuple[Problem, ...] | list[Problem]) -> Column:
     parts: list[Column] = []
     found: list[Column] = []
     for gates, members in _by_gates(problems):
-        texts = [F.when(p.condition, _problem_text(p)) for p in members]
+        texts = [F.when(p.condition, problem_text(p)) for p in members]
         if not gates:
             parts += texts
             found += [p.condition for p in members]
@@ -143,7 +144,10 @@ def _any(conditions: Sequence[Column]) -> Column:
     return out
 
 
-def _problem_text(p: Problem) -> Column:
+def problem_text(p: Problem) -> Column:
+    """``path: message`` (a problem without a path: its message, which names its own)."""
+    if not p.path:
+        return F.lit(p.message) if isinstance(p.message, str) else p.message
     if isinstance(p.message, str):
         return F.lit(f"{p.path}: {p.message}")
     return F.concat(F.lit(f"{p.path}: "), p.message)

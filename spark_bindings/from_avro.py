@@ -449,6 +449,12 @@ class AvroFramed(JsonDecoder):
         error = F.col(_ERROR)
         return Problem("$", error, present & error.isNotNull())
 
+    def parse_report(self, parsed: Column, ctx: Context) -> Column | None:
+        return None  # the frame and writer errors say what they are
+
+    def utf8(self, text: Column, ctx: Context) -> Column:
+        return F.lit(True)  # binary Avro
+
     def feed(self, j: Column, key_text: Column | None, ctx: Context) -> Feed:
         feed = self.inner.feed(j, None, ctx)
         if not self.uses_key:

@@ -157,25 +157,59 @@ _KCAT_OPTIONS: Final = {"mode": "PERMISSIVE", "columnNameOfCorruptRecord": "_cor
 
 
 def _check_kcat_head(path: str) -> None:
-    """The first non-blank line of ``path`` is a kcat ``-J`` record, else an InputError."""
+    """The first JSON line of ``path`` is a kcat ``-J`` record, else an InputError (lines
+    before it that are not JSON are read as damaged records)."""
     try:
         with Path(path).open("rb") as handle:
-            first = next(((n, line) for n, line in enumerate(handle, 1) if line.strip()), None)
+            head = handle.read(_HEAD_BYTES)
     except OSError as err:
         raise InputError(f"cannot be read: {err.strerror or err}", path) from None
-    if first is None:
+    first = _first_object(head.splitlines(keepends=True))
+    if first is None and not head.strip():
         return
-    number, raw = first
-    try:
-        doc = orjson.loads(raw)
-    except orjson.JSONDecodeError:
-        doc = None
-    if not (isinstance(doc, dict) and "payload" in doc and "topic" in doc):
+    if first is None:
+        raise InputError(
+            f"holds no JSON line in its first {_HEAD_BYTES // 1024} KiB: not kcat -J records",
+            path,
+        )
+    number, doc = first
+    if not _is_kcat_record(doc):
         raise InputError(
             "is not a kcat -J record (no topic and payload fields): for one message per line "
             "use --input-format values",
             f"{path}:{number}",
         )
+
+
+#: How far the readers look for a file's first JSON line.
+_HEAD_BYTES: Final = 1 << 16
+
+
+def _first_object(lines: Iterable[bytes]) -> tuple[int, dict[str, Any]] | None:
+    """The first line that is a whole JSON object, with its number (lines of a file's head).
+
+    A lone ``{`` first opens a pretty-printed document: none. Otherwise the first non-blank
+    line may be indented and a later one must start in column 0, so the inner lines of such a
+    document (``    {"id": 1}``) never count. A damaged first line then does not hide that the
+    file holds one message per line."""
+    first = True
+    for number, line in enumerate(lines, 1):
+        if not line.strip() or not (first or line[:1] == b"{"):
+            continue
+        if first and line.strip() == b"{":
+            return None
+        first = False
+        try:
+            doc = orjson.loads(line)
+        except orjson.JSONDecodeError:
+            continue
+        if isinstance(doc, dict):
+            return number, doc
+    return None
+
+
+def _is_kcat_record(doc: dict[str, Any]) -> bool:
+    return "payload" in doc and "topic" in doc
 
 
 def read_json_documents(
@@ -315,7 +349,7 @@ def sniff(path: str) -> InputFormat:
         raise InputError("is a directory without Parquet files", str(p))
     try:
         with p.open("rb") as handle:
-            head = handle.read(4096)
+            head = handle.read(_HEAD_BYTES)
     except FileNotFoundError:
         raise InputError("no such file", str(p)) from None
     if head.startswith(PARQUET_MAGIC):
@@ -327,12 +361,10 @@ def sniff(path: str) -> InputFormat:
         return "json"
     if stripped[:1] != b"{":
         return "csv"
-    first = stripped.split(b"\n", 1)[0]
-    try:
-        doc = orjson.loads(first)
-    except orjson.JSONDecodeError:
+    first = _first_object(stripped.splitlines(keepends=True))
+    if first is None:  # pretty-printed or concatenated documents
         return "json"
-    if isinstance(doc, dict) and {"topic", "partition", "offset", "payload"} <= doc.keys():
+    if _is_kcat_record(first[1]) and {"partition", "offset"} <= first[1].keys():
         return "kcat"
     return "values"
 

@@ -261,3 +261,33 @@ def test_contract_file_path_is_accepted(spark: Any) -> None:
         decode_changes(df, str(ORDERS)).collect()[0]["after"]
         == decode_changes(df, c).collect()[0]["after"]
     )
+
+
+def test_a_damaged_first_line_does_not_hide_json_lines(spark: Any, tmp_path: Path) -> None:
+    """``auto`` decides the layout by the first whole JSON line: a truncated first message is
+    one ``_error`` row, not a failed run (nor a guess of pretty-printed documents)."""
+    from spark_bindings.inputs import read_input, sniff
+
+    good = [_payload("c", _row(1, 5)), _payload("c", _row(2, 7))]
+    values = tmp_path / "values.jsonl"
+    values.write_text("\n".join([good[0][:50], *good]) + "\n")
+    meta = {"topic": "t", "partition": 0, "offset": 7, "ts": 1, "key": None}
+    kcat = tmp_path / "dump.jsonl"
+    kcat.write_text("\n".join(["{garbage", *(json.dumps({**meta, "payload": g}) for g in good)]))
+    pretty = tmp_path / "pretty.json"
+    pretty.write_text(json.dumps(json.loads(good[0]), indent=2) + "\n" + json.dumps({"a": 1}))
+    assert (sniff(str(values)), sniff(str(kcat)), sniff(str(pretty))) == ("values", "kcat", "json")
+    for path in (values, kcat):
+        rows = decode_changes(read_input(spark, [str(path)], "auto", "debezium-json"), ORDERS)
+        got = [(r["op"], r["_error"] is not None) for r in rows.collect()]
+        assert got == [(None, True), ("c", False), ("c", False)], path.name
+
+
+def test_kcat_input_without_any_json_line_is_refused(spark: Any, tmp_path: Path) -> None:
+    from contracts.errors import InputError
+    from spark_bindings.inputs import read_input
+
+    path = tmp_path / "rows.csv"
+    path.write_text("1,a\n2,b\n")
+    with pytest.raises(InputError, match=r"rows.csv: holds no JSON line in its first 64 KiB"):
+        read_input(spark, [str(path)], "kcat", "debezium-json")
