@@ -82,15 +82,17 @@ def spark_schema_cmd(
 ) -> None:
     """Print a contract's Spark StructType (no JVM is started)."""
     from contracts.contract import load_contract
-    from contracts.errors import SchemaError
+    from contracts.errors import SchemaError, UnknownFormatError
+    from contracts.formats import get_format
     from contracts.translate.spark import connect_to_spark
     from spark_bindings.schema import connect_schema_of
 
     c = load_contract(contract)
     try:
+        get_format(c.format)  # a misspelt format is an error here too, not a job's surprise
         schema = connect_schema_of(c, part.value)
-    except SchemaError as err:
-        raise SchemaError(err.what, str(contract)) from None
+    except (SchemaError, UnknownFormatError) as err:
+        raise type(err)(err.what, str(contract)) from None
     type_json = connect_to_spark(schema, view.value)
     typer.echo(_render(type_json, as_.value))
 

@@ -155,6 +155,19 @@ def test_spark_schema_of_a_directory_is_a_usage_error(
     assert err.strip() == f"error: {tmp_path}: is a directory, not a contract file"
 
 
+def test_spark_schema_of_an_unknown_format_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any
+) -> None:
+    contract = tmp_path / "c.yaml"
+    text = CONTRACT.read_text()
+    contract.write_text(text.replace("format: canal-json", "format: canal-jsn"))
+    assert contract.read_text() != text
+    err = _refused(["spark-schema", contract, "--as", "ddl"], monkeypatch, capsys)
+    assert err.startswith(
+        f"error: {contract}: unknown format 'canal-jsn'; did you mean 'canal-json'?"
+    )
+
+
 def test_decode_with_a_directory_as_contract_is_a_usage_error(
     work: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any
 ) -> None:
