@@ -219,6 +219,7 @@ def decode_json_frame(
         position=F.when(present, feed.position),
         control=F.when(tombstone, F.lit("tombstone")).otherwise(feed.control),
         problems=_after_parse(parse, feed.problems, tombstone),
+        element=feed.element,
     )
     return finish(
         parsed,

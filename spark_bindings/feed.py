@@ -33,6 +33,7 @@ CONTROL_COL: Final = "_control"
 ERROR_COL: Final = "_error"
 #: Working column names (never kept in the output).
 PARSED_COL: Final = "__cdc_parsed"
+ELEMENT_COL: Final = "__cdc_element"
 
 TABLE_TYPE: Final = StructType(
     [
@@ -58,6 +59,9 @@ class Feed:
     position: Column
     control: Column = field(default_factory=lambda: F.lit(None).cast("string"))
     problems: tuple[Problem, ...] = ()
+    #: The row change's index in the message's ``data``/``old`` arrays (Canal): error paths
+    #: ``$.data.col`` then read ``$.data[i].col``, as the Python decoder's.
+    element: Column | None = None
 
 
 def table_struct(database: Column, schema: Column, name: Column) -> Column:
@@ -130,6 +134,8 @@ def finish(
         "__cdc_control": feed.control,
         ERROR_COL: error_text(list(feed.problems)),
     }
+    if feed.element is not None:
+        parts[ELEMENT_COL] = feed.element
     staged = df.select(
         *[F.col(quoted(c)) for c in passthrough],
         *[v.alias(k) for k, v in parts.items()],
@@ -148,11 +154,20 @@ def finish(
         c("__cdc_position").alias("position"),
         *[c(quoted(name)) for name in passthrough],
         F.when(ok, c("__cdc_control")).alias(CONTROL_COL),
-        c(ERROR_COL),
+        _indexed(c(ERROR_COL), c(ELEMENT_COL)).alias(ERROR_COL)
+        if feed.element is not None
+        else c(ERROR_COL),
     )
     if drop_control_records:
         out = out.where(F.col(CONTROL_COL).isNull())
     return out
+
+
+def _indexed(error: Column, index: Column) -> Column:
+    """``$.data.<col>``/``$.old.<col>`` in an error text with the element's index."""
+    at = F.concat(F.lit("\\$.$1["), index.cast("string"), F.lit("]."))
+    indexed = F.regexp_replace(error, r"\$\.(data|old)\.", at)
+    return F.when(error.isNotNull() & index.isNotNull(), indexed).otherwise(error)
 
 
 def all_nullable(t: DataType) -> DataType:

@@ -663,6 +663,7 @@ class CanalJson(JsonDecoder):
             position=position_map({"id": j["id"], "row": index}),
             control=control,
             problems=tuple(problems),
+            element=index,
         )
 
     @staticmethod

@@ -610,10 +610,13 @@ class CanalJson(Format):
         key_names = contract.key if contract is not None and contract.key else msg.pk_names
         assert msg.op is not None
         out: list[Normalized] = []
+        # an update's before image is old overlaid on data: data's values are decoded (and
+        # reported) as the after image first, so what fails in the before image is old's
+        from_old = msg.delete_image == "old" or msg.op == "u"
         for i, (before_raw, after_raw) in enumerate(msg.rows):
-            path = f"$.{'old' if msg.delete_image == 'old' else 'data'}[{i}]"
-            before = decode_located(codec, before_raw, path, message.where)
             after = decode_located(codec, after_raw, f"$.data[{i}]", message.where)
+            path = f"$.{'old' if from_old else 'data'}[{i}]"
+            before = decode_located(codec, before_raw, path, message.where)
             out.append(
                 ChangeEvent(
                     op=msg.op,

@@ -119,3 +119,25 @@ def test_bytes_that_are_not_utf8_are_refused_not_replaced(spark: Any, tmp_path: 
     assert [r["_error"] is None for r in feed.orderBy("offset").collect()] == [True, False, True]
     with pytest.raises(InputError, match=r"values.jsonl:2: input is not UTF-8 text"):
         list(read_messages([str(path)], "json"))  # the core refuses the file at that line
+
+
+def test_canal_error_paths_name_the_row_of_data_and_old(spark: Any, tmp_path: Path) -> None:
+    """``$.data[1].weight``, as the core says it, not ``$.data.weight``."""
+    lines = (FIXTURES / "canal-json" / "flink-products.jsonl").read_text().splitlines()
+    insert = json.loads(lines[0])
+    insert["data"][1]["weight"] = "heavy"
+    update = json.loads(lines[1])
+    update["old"] = [{"weight": "light"}]
+    messages = [json.dumps(insert), json.dumps(update)]
+    rows = decode_changes(frame_from_values(spark, messages), CANAL).collect()
+    errors = [r["_error"] for r in rows if r["_error"] is not None]
+    assert [e.split(":")[0] for e in errors] == ["$.data[1].weight", "$.old[0].weight"]
+    contract = load_contract(CANAL)
+    fmt = get_format(contract.format)
+    path = tmp_path / "m.jsonl"
+    path.write_text("\n".join(messages) + "\n")
+    for message, error in zip(
+        fmt.assemble(read_messages([str(path)], fmt.input_kind)), errors, strict=True
+    ):
+        with pytest.raises(ContractsError, match=re.escape(error.split(":")[0] + ":")):
+            fmt.normalize(message, contract)
