@@ -793,9 +793,10 @@ def _feed_arrays(rows: list[_Row], arrow_schema: Any, decoder: _RowDecoder) -> l
 # --- files → one value per message ------------------------------------------------------------------
 
 
-def dts_values(data: bytes, name: str = "input") -> list[bytes]:
-    """The Kafka message values a DTS file holds: each record's own bytes (with its Confluent
-    header when the file has one); container-file records are re-encoded as Avro binary."""
+def dts_values(data: bytes, name: str = "input") -> list[tuple[bytes, str]]:
+    """The Kafka message values a DTS file holds, with where each is (``file@offset``,
+    ``file#n``): each record's own bytes (with its Confluent header when the file has one);
+    container-file records are re-encoded as Avro binary."""
     import fastavro
 
     from contracts.formats import dts_avro
@@ -807,7 +808,8 @@ def dts_values(data: bytes, name: str = "input") -> list[bytes]:
         for m in messages:
             buffer = io.BytesIO()
             fastavro.schemaless_writer(buffer, schema, m.value)
-            out.append(buffer.getvalue())
+            out.append((buffer.getvalue(), m.where))
         return out
     starts = [int(m.meta["offset"]) for m in messages]
-    return [data[a:b] for a, b in zip(starts, [*starts[1:], len(data)], strict=True)]
+    ends = [*starts[1:], len(data)]
+    return [(data[a:b], m.where) for a, b, m in zip(starts, ends, messages, strict=True)]

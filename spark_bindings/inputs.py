@@ -10,6 +10,8 @@ timestamp — the columns ``spark.read.format("kafka")`` gives, so jobs and test
 - ``parquet``: Kafka-shaped Parquet (``key``/``value`` columns and any others, as a job writes
   ``spark.read.format("kafka")`` out), binary-safe, so the way to bring Confluent-framed Avro
   messages to the decoder from files.
+
+Every reader but ``parquet`` adds ``location``: where each message is in its file.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from pathlib import Path
 from typing import Any, Final, Literal
 
 import orjson
-from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import Column, DataFrame, SparkSession, Window
 from pyspark.sql import functions as F
 from pyspark.sql.types import (
     BinaryType,
@@ -51,6 +53,11 @@ KAFKA_SCHEMA: Final = StructType(
     ]
 )
 
+#: The column file readers add to the Kafka columns: where a message is in its file, as the
+#: Python commands say it (``file:line``, ``file[i]``, ``file@offset``).
+LOCATION_COL: Final = "location"
+LOCATED_SCHEMA: Final = StructType([*KAFKA_SCHEMA.fields, StructField(LOCATION_COL, StringType())])
+
 _KCAT_SCHEMA: Final = StructType(
     [
         StructField("topic", StringType()),
@@ -73,53 +80,111 @@ def _bytes(value: Any) -> bytes | None:
     return orjson.dumps(value)
 
 
-def kafka_rows(messages: Iterable[Message], topic: str | None = None) -> list[tuple[Any, ...]]:
-    """Rows of :data:`KAFKA_SCHEMA` for core messages (values re-serialized as compact JSON)."""
+def kafka_rows(
+    messages: Iterable[Message], topic: str | None = None, *, located: bool = False
+) -> list[tuple[Any, ...]]:
+    """Rows of :data:`KAFKA_SCHEMA` for core messages (values re-serialized as compact JSON);
+    ``located`` adds each message's ``where`` (:data:`LOCATED_SCHEMA`)."""
     rows = []
     for i, m in enumerate(messages):
         ts = m.meta.get("ts")
-        rows.append(
-            (
-                _bytes(m.key),
-                _bytes(m.value),
-                m.meta.get("topic", topic),
-                m.meta.get("partition", 0),
-                m.meta.get("offset", i),
-                dt.datetime.fromtimestamp(ts / 1000, dt.UTC) if isinstance(ts, int) else None,
-            )
+        row = (
+            _bytes(m.key),
+            _bytes(m.value),
+            m.meta.get("topic", topic),
+            m.meta.get("partition", 0),
+            m.meta.get("offset", i),
+            dt.datetime.fromtimestamp(ts / 1000, dt.UTC) if isinstance(ts, int) else None,
         )
+        rows.append((*row, m.where) if located else row)
     return rows
 
 
 def frame_from_messages(
-    spark: SparkSession, messages: Iterable[Message], topic: str | None = None
+    spark: SparkSession,
+    messages: Iterable[Message],
+    topic: str | None = None,
+    *,
+    located: bool = False,
 ) -> DataFrame:
-    """A Kafka-shaped DataFrame from core :class:`Message` values (driver side, for samples)."""
-    return spark.createDataFrame(kafka_rows(messages, topic), KAFKA_SCHEMA)
+    """A Kafka-shaped DataFrame from core :class:`Message` values (driver side, for samples);
+    ``located`` adds the messages' ``location``."""
+    schema = LOCATED_SCHEMA if located else KAFKA_SCHEMA
+    return spark.createDataFrame(kafka_rows(messages, topic, located=located), schema)
 
 
 def frame_from_values(
-    spark: SparkSession, values: Sequence[bytes | str | None], topic: str | None = None
+    spark: SparkSession,
+    values: Sequence[bytes | str | None],
+    topic: str | None = None,
+    locations: Sequence[str] | None = None,
 ) -> DataFrame:
-    """A Kafka-shaped DataFrame whose values are the given raw messages (keys null)."""
+    """A Kafka-shaped DataFrame whose values are the given raw messages (keys null), with
+    their ``location`` when ``locations`` are given."""
     rows = [(None, _bytes(v), topic, 0, i, None) for i, v in enumerate(values)]
-    return spark.createDataFrame(rows, KAFKA_SCHEMA)
+    if locations is None:
+        return spark.createDataFrame(rows, KAFKA_SCHEMA)
+    located = [(*r, at) for r, at in zip(rows, locations, strict=True)]
+    return spark.createDataFrame(located, LOCATED_SCHEMA)
 
 
 # --- files -------------------------------------------------------------------------------------
 
 
 def read_values(spark: SparkSession, paths: Sequence[str]) -> DataFrame:
-    """One message per non-blank line (JSON lines or CSV lines), read by Spark."""
-    lines = spark.read.text(list(paths)).where(F.length(F.trim("value")) > 0)
+    """One message per non-blank line (JSON lines or CSV lines), read by Spark, with its
+    ``location`` (``file:line``, as the Python commands say it)."""
+    lines = numbered_lines(spark, paths).where(F.length(F.trim("value")) > 0)
     return lines.select(
         F.lit(None).cast("binary").alias("key"),
         F.col("value").cast("binary").alias("value"),
         F.lit(None).cast("string").alias("topic"),
         F.lit(0).alias("partition"),
-        F.monotonically_increasing_id().alias("offset"),
+        F.col("_id").alias("offset"),
         F.lit(None).cast("timestamp").alias("timestamp"),
+        LOCATION_COL,
     )
+
+
+def numbered_lines(spark: SparkSession, paths: Sequence[str]) -> DataFrame:
+    """Every line of the files (``value``) with its ``location`` (``file:line``, the path as
+    given, the line counted from 1) and a unique increasing id (``_id``).
+
+    Spark reads a large file as several splits (and packs small files into one task), so the
+    number is the line's index in its split plus the lines of the file's earlier splits: one
+    extra pass counts each split's lines (a table of a row per split, broadcast back)."""
+    lines = spark.read.text(list(paths)).select(
+        "value",
+        F.col("_metadata.file_path").alias("_file"),
+        F.col("_metadata.file_block_start").alias("_block"),
+        F.monotonically_increasing_id().alias("_id"),
+    )
+    earlier = (
+        Window.partitionBy("_file").orderBy("_block").rowsBetween(Window.unboundedPreceding, -1)
+    )
+    splits = (
+        lines.groupBy("_file", "_block")
+        .agg(F.count(F.lit(1)).alias("_n"), F.min("_id").alias("_first"))
+        .select(
+            "_file",
+            "_block",
+            "_first",
+            F.coalesce(F.sum("_n").over(earlier), F.lit(0)).alias("_before"),
+        )
+    )
+    numbered = lines.join(F.broadcast(splits), ["_file", "_block"])
+    line = F.col("_before") + F.col("_id") - F.col("_first") + F.lit(1)
+    location = F.concat_ws(":", _as_given(paths), line.cast("string"))
+    return numbered.select("value", location.alias(LOCATION_COL), "_id")
+
+
+def _as_given(paths: Sequence[str]) -> Column:
+    """A file's path as the user gave it (Spark names files by URI)."""
+    given = {Path(p).resolve().as_uri(): p for p in paths if Path(p).is_file()}
+    as_uri = F.regexp_replace("_file", "^file:/(?!/)", "file:///")  # file:/x → file:///x
+    found = F.create_map(*[F.lit(x) for pair in given.items() for x in pair])[as_uri]
+    plain = F.try_url_decode(F.regexp_replace("_file", "^file:(//)?", ""))
+    return F.coalesce(found, plain) if given else plain
 
 
 def read_kcat(spark: SparkSession, paths: Sequence[str]) -> DataFrame:
@@ -131,7 +196,7 @@ def read_kcat(spark: SparkSession, paths: Sequence[str]) -> DataFrame:
     for a tombstone."""
     for path in paths:
         _check_kcat_head(path)
-    lines = spark.read.text(list(paths)).where(F.trim("value") != F.lit(""))
+    lines = numbered_lines(spark, paths).where(F.trim("value") != F.lit(""))
     with_corrupt = StructType([*_KCAT_SCHEMA.fields, StructField("_corrupt", StringType())])
     record = F.from_json("value", with_corrupt, _KCAT_OPTIONS)
     keys = F.json_object_keys("value")
@@ -141,7 +206,9 @@ def read_kcat(spark: SparkSession, paths: Sequence[str]) -> DataFrame:
         & F.array_contains(keys, "topic"),
         F.lit(False),
     )
-    parsed = lines.select(F.col("value").alias("line"), record.alias("r"), is_record.alias("ok"))
+    parsed = lines.select(
+        F.col("value").alias("line"), record.alias("r"), is_record.alias("ok"), LOCATION_COL
+    )
     r, ok = F.col("r"), F.col("ok")
     return parsed.select(
         F.when(ok, r["key"]).cast("binary").alias("key"),
@@ -150,6 +217,7 @@ def read_kcat(spark: SparkSession, paths: Sequence[str]) -> DataFrame:
         F.when(ok, r["partition"]).alias("partition"),
         F.when(ok, r["offset"]).alias("offset"),
         F.when(ok, F.timestamp_millis(r["ts"])).alias("timestamp"),
+        LOCATION_COL,
     )
 
 
@@ -225,7 +293,7 @@ def read_json_documents(
 
     documents = read_messages(paths, "json")
     messages = get_format(fmt).assemble(documents) if fmt else documents
-    return frame_from_messages(spark, messages)
+    return frame_from_messages(spark, messages, located=True)
 
 
 def read_avro_messages(spark: SparkSession, paths: Sequence[str], fmt: str) -> DataFrame:
@@ -243,13 +311,16 @@ def read_avro_messages(spark: SparkSession, paths: Sequence[str], fmt: str) -> D
             "Kafka-shaped Parquet (--input-format parquet: key/value columns), with a registry"
         )
     values: list[bytes | str | None] = []
+    locations: list[str] = []
     for path in paths:
         try:
             data = Path(path).read_bytes()
         except FileNotFoundError:
             raise InputError("no such file", path) from None
-        values.extend(dts_values(data, path))
-    return frame_from_values(spark, values)
+        for value, where in dts_values(data, path):
+            values.append(value)
+            locations.append(where)
+    return frame_from_values(spark, values, locations=locations)
 
 
 def read_parquet(spark: SparkSession, paths: Sequence[str]) -> DataFrame:

@@ -50,7 +50,11 @@ DTS_CASES = [
 
 
 def _dts_frame(spark: Any, sample: str) -> Any:
-    return frame_from_values(spark, dts_values((DTS / sample).read_bytes(), sample))
+    return frame_from_values(spark, _values(DTS / sample))
+
+
+def _values(path: Path) -> list[bytes]:
+    return [value for value, _where in dts_values(path.read_bytes(), path.name)]
 
 
 @pytest.mark.parametrize(("sample", "contract_file"), DTS_CASES)
@@ -63,8 +67,8 @@ def test_dts_equals_python_normalize(spark: Any, sample: str, contract_file: str
 
 def test_dts_malformed_values_are_kept_with_a_reason(spark: Any) -> None:
     c = contract("dts-avro", "orders.expected.yaml")
-    good = dts_values((DTS / "orders.bin").read_bytes())
-    bad = dts_values((DTS / "bad" / "bad-values.bin").read_bytes())
+    good = _values(DTS / "orders.bin")
+    bad = _values(DTS / "bad" / "bad-values.bin")
     # good[2] is an INSERT; bad holds two undecodable INSERTs around a good one
     values = [good[2], good[3][:40], b"\x07garbage", None, bad[0], bad[2], good[4] + b"\x00\x00"]
     feed = decode_changes(frame_from_values(spark, values, topic="dts"), c)

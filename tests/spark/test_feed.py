@@ -291,3 +291,45 @@ def test_kcat_input_without_any_json_line_is_refused(spark: Any, tmp_path: Path)
     path.write_text("1,a\n2,b\n")
     with pytest.raises(InputError, match=r"rows.csv: holds no JSON line in its first 64 KiB"):
         read_input(spark, [str(path)], "kcat", "debezium-json")
+
+
+def test_file_inputs_say_where_each_message_is(spark: Any, tmp_path: Path) -> None:
+    """``location``: ``file:line`` as the Python commands say it, blank lines counted, also
+    when Spark reads a file as several splits."""
+    from spark_bindings.inputs import read_input
+
+    folder = tmp_path / "in dir"
+    folder.mkdir()
+    small = folder / "a b.jsonl"
+    small.write_text(
+        _payload("c", _row(1, 5)) + "\n\nnot json\n" + _payload("c", _row(2, 5)) + "\n"
+    )
+    big = tmp_path / "big.jsonl"
+    big.write_text("".join(_payload("c", _row(i, i)) + "\n" for i in range(1, 3001)))
+    spark.conf.set("spark.sql.files.maxPartitionBytes", "65536")  # ~30 splits of big
+    try:
+        df = read_input(spark, [str(small), str(big)], "values", "debezium-json")
+        assert df.rdd.getNumPartitions() > 10
+        feed = decode_changes(df, ORDERS).select("location", "after.id", "_error").collect()
+    finally:
+        spark.conf.unset("spark.sql.files.maxPartitionBytes")
+    at = {r["location"]: r for r in feed}
+    assert [at[f"{small}:{n}"]["id"] for n in (1, 4)] == [1, 2]
+    assert at[f"{small}:3"]["_error"] is not None and f"{small}:2" not in at
+    assert all(at[f"{big}:{i}"]["id"] == i for i in range(1, 3001))
+    assert len(feed) == 3003
+
+
+def test_kcat_json_and_avro_inputs_carry_their_locations(spark: Any, tmp_path: Path) -> None:
+    from spark_bindings.inputs import read_input
+
+    kcat = FIXTURES / "debezium-json" / "postgres-orders.kcat.jsonl"
+    rows = read_input(spark, [str(kcat)], "kcat", "debezium-json").collect()
+    assert [r["location"] for r in rows] == [f"{kcat}:{n}" for n in range(1, len(rows) + 1)]
+    documents = tmp_path / "docs.json"
+    documents.write_text(json.dumps([json.loads(_payload("c", _row(i, 1))) for i in (1, 2)]))
+    rows = read_input(spark, [str(documents)], "json", "debezium-json").collect()
+    assert [r["location"] for r in rows] == [f"{documents}[0]", f"{documents}[1]"]
+    dts = FIXTURES / "dts-avro" / "orders.bin"
+    rows = read_input(spark, [str(dts)], "avro", "dts-avro").collect()
+    assert rows[0]["location"] == f"{dts}@0" and len({r["location"] for r in rows}) == len(rows)
