@@ -218,7 +218,7 @@ def decode_json_frame(
         source_ts_ms=feed.source_ts_ms,
         position=F.when(present, feed.position),
         control=F.when(tombstone, F.lit("tombstone")).otherwise(feed.control),
-        problems=_after_parse(parse, feed.problems, tombstone),
+        problems=(*_after_parse(parse, feed.problems, tombstone), *_key_utf8(key_text)),
         element=feed.element,
     )
     return finish(
@@ -247,6 +247,13 @@ def _texts_over_parse(
     probe = Context(ctx.contract, strip_staged_texts=ctx.strip_staged_texts)
     decoder.feed(parse_expr, key_text, probe)
     return probe.texts
+
+
+def _key_utf8(key_text: Column | None) -> tuple[Problem, ...]:
+    """A Kafka key whose bytes are not UTF-8 (its JSON would be read with U+FFFD)."""
+    if key_text is None:
+        return ()
+    return (Problem("$key", NOT_UTF8, F.coalesce(~F.is_valid_utf8(key_text), F.lit(False))),)
 
 
 def _after_parse(

@@ -141,3 +141,20 @@ def test_canal_error_paths_name_the_row_of_data_and_old(spark: Any, tmp_path: Pa
     ):
         with pytest.raises(ContractsError, match=re.escape(error.split(":")[0] + ":")):
             fmt.normalize(message, contract)
+
+
+def test_a_key_that_is_not_utf8_is_refused(spark: Any) -> None:
+    from spark_bindings.inputs import KAFKA_SCHEMA
+
+    line = json.loads(
+        (FIXTURES / "debezium-json" / "postgres-orders.kcat.jsonl").read_text().splitlines()[0]
+    )
+    key = line["key"].encode()
+    bad_key = key.replace(b'"id": 1', b'"id": 1, "x": "\xe9"')
+    assert bad_key != key
+    rows = [(k, line["payload"].encode(), "t", 0, i, None) for i, k in enumerate([key, bad_key])]
+    feed = decode_changes(spark.createDataFrame(rows, KAFKA_SCHEMA), ORDERS).collect()
+    assert [(r["_error"], r["key"] is None) for r in feed] == [
+        (None, False),
+        ("$key: is not UTF-8 text (an invalid byte sequence)", True),
+    ]
