@@ -218,7 +218,7 @@ def decode_json_frame(
         source_ts_ms=feed.source_ts_ms,
         position=F.when(present, feed.position),
         control=F.when(tombstone, F.lit("tombstone")).otherwise(feed.control),
-        problems=(*_after_parse(parse, feed.problems, tombstone), *_key_utf8(key_text)),
+        problems=(*_after_parse(parse, feed.problems, tombstone), *_key_utf8(decoder, key_text)),
         element=feed.element,
     )
     return finish(
@@ -249,11 +249,12 @@ def _texts_over_parse(
     return probe.texts
 
 
-def _key_utf8(key_text: Column | None) -> tuple[Problem, ...]:
+def _key_utf8(decoder: JsonDecoder, key_text: Column | None) -> tuple[Problem, ...]:
     """A Kafka key whose bytes are not UTF-8 (its JSON would be read with U+FFFD)."""
     if key_text is None:
         return ()
-    return (Problem("$key", NOT_UTF8, F.coalesce(~F.is_valid_utf8(key_text), F.lit(False))),)
+    not_utf8 = F.coalesce(~decoder.key_utf8(key_text), F.lit(False))
+    return (Problem("$key", NOT_UTF8, not_utf8),)
 
 
 def _after_parse(

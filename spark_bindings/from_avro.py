@@ -455,6 +455,9 @@ class AvroFramed(JsonDecoder):
     def utf8(self, text: Column, ctx: Context) -> Column:
         return F.lit(True)  # binary Avro
 
+    def key_utf8(self, key_text: Column) -> Column:
+        return F.lit(True)  # binary Avro
+
     def feed(self, j: Column, key_text: Column | None, ctx: Context) -> Feed:
         feed = self.inner.feed(j, None, ctx)
         if not self.uses_key:

@@ -123,6 +123,10 @@ class JsonDecoder:
         parser would read other bytes as U+FFFD). A column of the parse projection."""
         return F.is_valid_utf8(text)
 
+    def key_utf8(self, key_text: Column) -> Column:
+        """Whether the Kafka key's bytes are UTF-8 (a JSON key is read as text)."""
+        return F.is_valid_utf8(key_text)
+
 
 # --- Connect envelopes: debezium-json, cdl-debezium-json, arcion-json ---------------------------
 
