@@ -1,7 +1,7 @@
 """Spark decode throughput: ``decode_changes`` vs a hand-written ``from_json`` vs a Python UDF.
 
 For each format (Debezium with embedded schemas, Canal, Arcion S3 JSON) the same generated
-messages (benchmarks/datagen.py) are cached in memory, then decoded three ways into the same
+messages (benchmarks/datagen.py) are cached in memory, then decoded four ways into the same
 typed columns — ``op``, ``table``, ``key``, ``before``, ``after``, ``ts_ms``, ``source_ts_ms``,
 ``position`` (for Canal one row per element of ``data``, ``before`` rebuilt from ``old``) —
 and written to Spark's ``noop`` sink:
@@ -9,10 +9,16 @@ and written to Spark's ``noop`` sink:
 - ``decode_changes`` — the bindings (the canonical feed, with ``_error`` and its checks);
 - ``from_json`` — a hand-written ``from_json`` with a minimal payload-only schema and native
   expressions for the logical types, no error reporting (the Spark-native ceiling);
+- ``floor`` — the hand-written ``from_json`` plus only what the issue requires of every
+  decode (:class:`Required`: every message kept, ``_error`` for a message that does not parse,
+  is not UTF-8 or has an unknown op, and for a value that does not decode), with Spark's own
+  lenient casts and no JSON paths: how close to the ceiling any decode meeting the issue can
+  come by this route (``floor vs from_json``);
 - ``udf`` — a Python UDF with ``json.loads`` (what teams write by hand; PySpark's default,
-  Arrow-optimized since 4.x).
+  Arrow-optimized since 4.x). ``from_json vs UDF`` is the ceiling's own ratio: a decode at
+  most as fast as the ceiling is at most that many times the UDF.
 
-Before timing, the three variants' rows are compared on the first 3,000 messages; the run
+Before timing, the variants' rows are compared on the first 3,000 messages; the run
 stops if any differs from ``decode_changes``.
 
 Each variant's DataFrame is built once, as a job builds it, and executed ``--warmup`` times
@@ -23,7 +29,7 @@ as for each micro-batch of a stream. Building the DataFrame is reported apart, i
 milliseconds: ``decode_changes``'s first call for a contract (thousands of Py4J calls), a
 later call with the same contract and input columns (which replays the recorded steps), and
 the hand-written ``from_json``'s build. Besides wall-clock throughput, the JVM's CPU time per
-message is reported for the two JVM-only variants (less sensitive to other load on the
+message is reported for the three JVM-only variants (less sensitive to other load on the
 machine). The session caps fused methods at HotSpot's JIT limit
 (``spark.sql.codegen.hugeMethodLimit=8000``, as docs/spark.md recommends; ``--huge-method-limit
 65535`` for Spark's default), for every variant alike. ``--extra-columns K`` widens the Canal
@@ -43,7 +49,8 @@ import os
 import sys
 import time
 from collections.abc import Callable, Iterator
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, Final
 
 from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
@@ -66,88 +73,196 @@ MYSQL_POSITION = ("file", "pos", "row", "gtid")
 # --- hand-written, Spark-native baselines -----------------------------------------------------
 
 
-def _native_leaf(col: Column, schema: Any, target: T.DataType) -> Column:
-    """What a careful engineer writes by hand for one Connect column (no error reporting)."""
+def _native_leaf(col: Column, schema: Any, target: T.DataType, safe: bool = False) -> Column:
+    """What a careful engineer writes by hand for one Connect column (no error reporting;
+    ``safe``: a value that does not decode is null, not a failed job)."""
     logical = lookup(schema)
     name = logical.name if logical else None
     if name == "org.apache.kafka.connect.data.Decimal":
-        hexed = F.hex(F.unbase64(col))
+        raw = F.try_to_binary(col, F.lit("base64")) if safe else F.unbase64(col)
+        hexed = F.hex(raw)
         pad = F.when(F.substring(hexed, 1, 1) >= F.lit("8"), F.lit("F")).otherwise(F.lit("0"))
         signed = F.conv(F.concat(F.repeat(pad, F.lit(16) - F.length(hexed)), hexed), 16, -10)
-        return F.concat(signed, F.lit(f"E-{decimal_scale(schema)}")).cast(target)
+        number = F.concat(signed, F.lit(f"E-{decimal_scale(schema)}"))
+        return number.try_cast(target) if safe else number.cast(target)
     if name and "MicroTimestamp" in name:
         return F.timestamp_micros(col)
     if name and name.endswith(".Timestamp"):
         return F.timestamp_millis(col)
     if name and name.endswith("Date"):
         return F.date_from_unix_date(col)
+    cast = col.try_cast if safe else col.cast
     if name and "ZonedTimestamp" in name:
-        return col.cast("timestamp")
-    return col.cast(target) if not isinstance(target, T.StringType) else col
+        return cast("timestamp")
+    return cast(target) if not isinstance(target, T.StringType) else col
 
 
 def _text_leaf(col: Column, target: T.DataType) -> Column:
     return col if isinstance(target, T.StringType) else col.try_cast(target)
 
 
+# --- the floor: what every decode must do on top of the hand-written from_json ----------------
+
+#: The parse options of the floor: a message that does not parse keeps its text here.
+FLOOR_PARSE: Final = {"mode": "PERMISSIVE", "columnNameOfCorruptRecord": "_corrupt_record"}
+
+
+@dataclass(frozen=True)
+class Required:
+    """What the issue requires of every decode beyond the hand-written ``from_json``: a
+    message that does not parse, whose bytes are not UTF-8 or whose op is unknown, and a
+    value that does not decode, each set ``_error`` (and null the row's images) instead of
+    being dropped or changed. ``None`` everywhere: the plain hand-written baseline."""
+
+    not_utf8: Column
+    unparsed: Column
+    values: list[tuple[Column, Column]] = field(default_factory=list)
+
+    def value(self, wire: Column, decoded: Column) -> Column:
+        """``decoded``, remembered as a check: a non-null ``wire`` that decoded to null."""
+        self.values.append((wire, decoded))
+        return decoded
+
+    def error(self, op: Column, *more: tuple[Column, str]) -> Column:
+        """The ``_error`` text: the first requirement that failed (no JSON paths); ``more``:
+        a format's own (condition, text) pairs, tested before the values."""
+        bad_value = F.lit(False)
+        for wire, decoded in self.values:
+            bad_value = bad_value | (wire.isNotNull() & decoded.isNull())
+        out = (
+            F.when(self.not_utf8, F.lit("$: is not UTF-8 text"))
+            .when(self.unparsed, F.lit("$: is not valid JSON"))
+            .when(op.isNull(), F.lit("$: unknown op"))
+        )
+        for condition, said in more:
+            out = out.when(condition, F.lit(said))
+        return out.when(bad_value, F.lit("a value does not decode"))
+
+
+def _floor_outputs(decoded: DataFrame, c: Contract, required: Required | None) -> list[Column]:
+    """The canonical columns over ``decoded`` (op, table parts, before, after, the times and
+    the position as columns), nulled where the floor's ``_error`` is set."""
+    ok = F.col("_error").isNull() if required is not None else F.lit(True)
+    image = {side: F.when(ok, F.col(side)) for side in ("before", "after")}
+    return [
+        F.when(ok, F.col("op")).alias("op"),
+        F.col("table"),
+        F.when(ok, _key_of(c, F.coalesce(F.col("after"), F.col("before")))).alias("key"),
+        image["before"].alias("before"),
+        image["after"].alias("after"),
+        "ts_ms",
+        "source_ts_ms",
+        "position",
+        *([F.col("_error")] if required is not None else []),
+    ]
+
+
 def handwritten(df: DataFrame, c: Contract) -> DataFrame:
     """from_json with the minimal schema of each format, then typed columns."""
+    return _handwritten(df, c, floor=False)
+
+
+def required_floor(df: DataFrame, c: Contract) -> DataFrame:
+    """The hand-written ``from_json`` plus only what the issue requires of every decode
+    (:class:`Required`), with Spark's own lenient casts and no JSON paths in ``_error``."""
+    return _handwritten(df, c, floor=True)
+
+
+def _handwritten(df: DataFrame, c: Contract, floor: bool) -> DataFrame:
     row = spark_schema(c, "row", "decoded")
-    wire = spark_schema(c, "row", "wire")
     text = F.col("value").cast("string")
     if c.format == "debezium-json":
-        payload = T.StructType(
-            [
-                T.StructField("before", wire),
-                T.StructField("after", wire),
-                T.StructField("op", T.StringType()),
-                T.StructField("ts_ms", T.LongType()),
-                T.StructField(
-                    "source",
-                    T.StructType(
-                        [T.StructField(n, T.StringType()) for n in ("db", "table", *MYSQL_POSITION)]
-                        + [T.StructField("ts_ms", T.LongType())]
-                    ),
-                ),
-            ]
-        )
-        # parsed once into a column: read inside CASE WHEN branches, an inline from_json
-        # would be evaluated again for every field
-        parsed = df.select(
-            F.from_json(text, T.StructType([T.StructField("payload", payload)]))["payload"].alias(
-                "j"
-            )
-        )
-        j = F.col("j")
-        image = lambda side: F.when(  # noqa: E731
-            j[side].isNotNull(),
-            F.struct(
-                *[
-                    _native_leaf(j[side][f.field], f, row[f.field].dataType).alias(f.field)
-                    for f in c.row_schema.fields or ()
-                ]
-            ),
-        )
-        source = j["source"]
-        position = F.create_map(*[x for n in MYSQL_POSITION for x in (F.lit(n), source[n])])
-        return parsed.select(
-            j["op"].alias("op"),
-            F.struct(
-                j["source"]["db"].alias("database"),
-                F.lit(None).cast("string").alias("schema"),
-                j["source"]["table"].alias("name"),
-            ).alias("table"),
-            _key_of(c, F.coalesce(j["after"], j["before"])).alias("key"),
-            image("before").alias("before"),
-            image("after").alias("after"),
-            j["ts_ms"].alias("ts_ms"),
-            j["source"]["ts_ms"].alias("source_ts_ms"),
-            F.map_filter(position, lambda _k, v: v.isNotNull()).alias("position"),
-        )
+        return _debezium_handwritten(df, c, row, text, floor)
     strings = T.StructType([T.StructField(n, T.StringType()) for n in row.fieldNames()])
     if c.format == "canal-json":
-        return _canal_handwritten(df, c, row, strings, text)
-    return _arcion_handwritten(df, c, row, strings, text)
+        return _canal_handwritten(df, c, row, strings, text, floor)
+    return _arcion_handwritten(df, c, row, strings, text, floor)
+
+
+def _parse(
+    df: DataFrame, text: Column, schema: T.StructType, floor: bool, inner: str | None = None
+) -> DataFrame:
+    """``df`` as one column ``j``, the parsed message or its field ``inner`` (parsed once:
+    read inside CASE WHEN branches, an inline ``from_json`` would be evaluated again for every
+    field); the floor adds the corrupt-record column and ``unparsed``/``not_utf8`` flags."""
+    if not floor:
+        parsed = F.from_json(text, schema)
+        return df.select((parsed[inner] if inner else parsed).alias("j"))
+    with_corrupt = schema.add("_corrupt_record", T.StringType())
+    m = F.col("m")
+    return df.select(
+        F.from_json(text, with_corrupt, FLOOR_PARSE).alias("m"),
+        (~F.is_valid_utf8(text)).alias("not_utf8"),
+    ).select(
+        (m[inner] if inner else m).alias("j"),
+        "not_utf8",
+        (m.isNull() | m["_corrupt_record"].isNotNull()).alias("unparsed"),
+    )
+
+
+def _required(floor: bool) -> Required | None:
+    return Required(F.col("not_utf8"), F.col("unparsed")) if floor else None
+
+
+def _checked(required: Required | None, wire: Column, decoded: Column) -> Column:
+    return decoded if required is None else required.value(wire, decoded)
+
+
+def _debezium_handwritten(
+    df: DataFrame, c: Contract, row: T.StructType, text: Column, floor: bool
+) -> DataFrame:
+    """Debezium: the payload's images, source and op (the floor: every cast a ``try_``)."""
+    wire = spark_schema(c, "row", "wire")
+    payload = T.StructType(
+        [
+            T.StructField("before", wire),
+            T.StructField("after", wire),
+            T.StructField("op", T.StringType()),
+            T.StructField("ts_ms", T.LongType()),
+            T.StructField(
+                "source",
+                T.StructType(
+                    [T.StructField(n, T.StringType()) for n in ("db", "table", *MYSQL_POSITION)]
+                    + [T.StructField("ts_ms", T.LongType())]
+                ),
+            ),
+        ]
+    )
+    required = _required(floor)
+    parsed = _parse(df, text, T.StructType([T.StructField("payload", payload)]), floor, "payload")
+    j = F.col("j")
+
+    def leaf(side: str, f: Any) -> Column:
+        value = j[side][f.field]
+        decoded = _native_leaf(value, f, row[f.field].dataType, safe=floor)
+        return _checked(required, value, decoded).alias(f.field)
+
+    def image(side: str) -> Column:
+        return F.when(
+            j[side].isNotNull(), F.struct(*[leaf(side, f) for f in c.row_schema.fields or ()])
+        )
+
+    source = j["source"]
+    position = F.create_map(*[x for n in MYSQL_POSITION for x in (F.lit(n), source[n])])
+    op = j["op"] if required is None else F.when(j["op"].isin(*"cudrt"), j["op"])
+    columns = [
+        op.alias("op"),
+        F.struct(
+            j["source"]["db"].alias("database"),
+            F.lit(None).cast("string").alias("schema"),
+            j["source"]["table"].alias("name"),
+        ).alias("table"),
+        _key_of(c, F.coalesce(j["after"], j["before"])).alias("key"),
+        image("before").alias("before"),
+        image("after").alias("after"),
+        j["ts_ms"].alias("ts_ms"),
+        j["source"]["ts_ms"].alias("source_ts_ms"),
+        F.map_filter(position, lambda _k, v: v.isNotNull()).alias("position"),
+    ]
+    if required is None:
+        return parsed.select(*columns)
+    decoded = parsed.select(*columns, required.error(op).alias("_error"))
+    return decoded.select(*_floor_outputs(decoded, c, required))
 
 
 def _key_of(c: Contract, image: Column) -> Column:
@@ -157,9 +272,10 @@ def _key_of(c: Contract, image: Column) -> Column:
 
 
 def _canal_handwritten(
-    df: DataFrame, c: Contract, row: T.StructType, strings: T.StructType, text: Column
+    df: DataFrame, c: Contract, row: T.StructType, strings: T.StructType, text: Column, floor: bool
 ) -> DataFrame:
-    """Canal: ``data`` exploded with its index, ``before`` from ``old`` over ``data``."""
+    """Canal: ``data`` exploded with its index, ``before`` from ``old`` over ``data`` (the
+    floor: every message kept, ``isDdl`` a control record)."""
     schema = T.StructType(
         [
             T.StructField("data", T.ArrayType(strings)),
@@ -167,15 +283,20 @@ def _canal_handwritten(
             *[T.StructField(n, T.StringType()) for n in ("database", "table", "type", "id")],
             T.StructField("es", T.LongType()),
             T.StructField("ts", T.LongType()),
+            *([T.StructField("isDdl", T.BooleanType())] if floor else []),
         ]
     )
     # parsed once, then exploded (a generator beside other reads of one from_json would
     # parse the message once for each of them)
     j = F.col("j")
-    exploded = df.select(F.from_json(text, schema).alias("j")).select(
-        F.posexplode(j["data"]).alias("i", "r"),
-        *[j[n].alias(n) for n in ("old", "database", "table", "type", "id", "es", "ts")],
+    carried = ("old", "database", "table", "type", "id", "es", "ts", *(("isDdl",) if floor else ()))
+    explode = F.posexplode_outer if floor else F.posexplode
+    exploded = _parse(df, text, schema, floor).select(
+        explode(j["data"]).alias("i", "r"),
+        *[j[n].alias(n) for n in carried],
+        *([F.col("not_utf8"), F.col("unparsed")] if floor else []),
     )
+    required = _required(floor)
     old = F.element_at(F.col("old"), F.col("i") + 1)
     r = F.col("r")
     op = (
@@ -184,41 +305,50 @@ def _canal_handwritten(
         .when(F.col("type") == "DELETE", "d")
     )
     names = row.fieldNames()
-    data_image = F.struct(*[_text_leaf(r[n], row[n].dataType).alias(n) for n in names])
-    old_image = F.struct(
-        *[
-            _text_leaf(
-                F.when(F.map_contains_key(old, n), old[n]).otherwise(r[n]), row[n].dataType
-            ).alias(n)
-            for n in names
-        ]
+    data_image = F.struct(
+        *[_checked(required, r[n], _text_leaf(r[n], row[n].dataType)).alias(n) for n in names]
     )
-    decoded = exploded.select(
-        op.alias("op"),
-        "*",
+
+    def old_leaf(n: str) -> Column:
+        value = F.when(F.map_contains_key(old, n), old[n]).otherwise(r[n])
+        return _checked(required, value, _text_leaf(value, row[n].dataType)).alias(n)
+
+    old_image = F.struct(*[old_leaf(n) for n in names])
+    images = [
         F.when(op.isin("c", "u"), data_image).alias("after"),
         F.when(op == "d", data_image).when(old.isNotNull(), old_image).alias("before"),
+    ]
+    if required is not None:
+        control = F.coalesce(F.col("isDdl"), F.lit(False))
+        empty = F.col("i").isNull()
+        images.append(
+            F.when(~control, required.error(op, (empty, "$.data holds no rows"))).alias("_error")
+        )
+    decoded = exploded.select(op.alias("op"), "*", *images)
+    table = F.struct(
+        F.col("database").alias("database"),
+        F.lit(None).cast("string").alias("schema"),
+        F.col("table").alias("name"),
     )
+    position = F.create_map(F.lit("id"), F.col("id"), F.lit("row"), F.col("i").cast("string"))
+    times = [F.col("ts").alias("ts_ms"), F.col("es").alias("source_ts_ms")]
+    if required is not None:
+        kept = [F.col(name) for name in decoded.columns if name != "table"]
+        decoded = decoded.select(*kept, table.alias("table"), *times, position.alias("position"))
+        return decoded.select(*_floor_outputs(decoded, c, required))
     return decoded.select(
         "op",
-        F.struct(
-            F.col("database").alias("database"),
-            F.lit(None).cast("string").alias("schema"),
-            F.col("table").alias("name"),
-        ).alias("table"),
+        table.alias("table"),
         _key_of(c, F.coalesce("after", "before")).alias("key"),
         "before",
         "after",
-        F.col("ts").alias("ts_ms"),
-        F.col("es").alias("source_ts_ms"),
-        F.create_map(F.lit("id"), F.col("id"), F.lit("row"), F.col("i").cast("string")).alias(
-            "position"
-        ),
+        *times,
+        position.alias("position"),
     )
 
 
 def _arcion_handwritten(
-    df: DataFrame, c: Contract, row: T.StructType, strings: T.StructType, text: Column
+    df: DataFrame, c: Contract, row: T.StructType, strings: T.StructType, text: Column, floor: bool
 ) -> DataFrame:
     """Arcion S3 JSON: the literal ``"null"`` as SQL NULL, the cursor as the position."""
     namespace = T.StructType([T.StructField(n, T.StringType()) for n in ("catalog", "schema")])
@@ -236,19 +366,22 @@ def _arcion_handwritten(
             T.StructField("after", strings),
         ]
     )
-    parsed = df.select(F.from_json(text, schema).alias("j")).select(
-        "j", F.from_json("j.cursor", T.MapType(T.StringType(), T.StringType())).alias("cursor")
+    flags = [F.col("not_utf8"), F.col("unparsed")] if floor else []
+    parsed = _parse(df, text, schema, floor).select(
+        "j",
+        F.from_json("j.cursor", T.MapType(T.StringType(), T.StringType())).alias("cursor"),
+        *flags,
     )
+    required = _required(floor)
     j, cursor = F.col("j"), F.col("cursor")
     op = F.when(j["opType"] == "I", "c").when(j["opType"] == "U", "u").when(j["opType"] == "D", "d")
 
+    def leaf(side: str, n: str) -> Column:
+        value = F.nullif(j[side][n], F.lit("null"))
+        return _checked(required, value, _text_leaf(value, row[n].dataType)).alias(n)
+
     def image(side: str) -> Column:
-        return F.struct(
-            *[
-                _text_leaf(F.nullif(j[side][n], F.lit("null")), row[n].dataType).alias(n)
-                for n in row.fieldNames()
-            ]
-        )
+        return F.struct(*[leaf(side, n) for n in row.fieldNames()])
 
     decoded = parsed.select(
         op.alias("op"),
@@ -256,19 +389,27 @@ def _arcion_handwritten(
         F.when(op != "c", image("before")).alias("before"),
         F.when(op != "d", image("after")).alias("after"),
         cursor.alias("position"),
+        *([required.error(op).alias("_error")] if required is not None else []),
     )
-    return decoded.select(
-        "op",
+    columns = [
         F.struct(
             F.col("t.namespace.catalog").alias("database"),
             F.col("t.namespace.schema").alias("schema"),
             F.col("t.name").alias("name"),
         ).alias("table"),
+        F.col("position")["extractionTimestamp"].cast("long").alias("ts_ms"),
+        F.col("position")["timestamp"].cast("long").alias("source_ts_ms"),
+    ]
+    if required is not None:
+        decoded = decoded.select("*", *columns)
+        return decoded.select(*_floor_outputs(decoded, c, required))
+    return decoded.select(
+        "op",
+        columns[0],
         _key_of(c, F.coalesce("after", "before")).alias("key"),
         "before",
         "after",
-        F.col("position")["extractionTimestamp"].cast("long").alias("ts_ms"),
-        F.col("position")["timestamp"].cast("long").alias("source_ts_ms"),
+        *columns[1:],
         "position",
     )
 
@@ -440,6 +581,7 @@ def bindings(df: DataFrame, c: Contract) -> DataFrame:
 VARIANTS: dict[str, Variant] = {
     "decode_changes": bindings,
     "from_json": handwritten,
+    "floor": required_floor,
     "udf": python_udf,
 }
 
@@ -614,19 +756,23 @@ def main() -> None:
     # outgrows HotSpot's limit runs interpreted, which slowed the hand-written Canal baseline 2x
     spark.conf.set(HUGE_METHOD_CONF, str(args.huge_method_limit))
     print(
-        "| format | columns | messages | MB | decode_changes msg/s | from_json msg/s | UDF msg/s "
-        "| vs from_json | vs UDF | JVM CPU µs/msg decode_changes / from_json "
+        "| format | columns | messages | MB | decode_changes msg/s | from_json msg/s | floor msg/s "
+        "| UDF msg/s | vs from_json | vs UDF | floor vs from_json | from_json vs UDF "
+        "| JVM CPU µs/msg decode_changes / from_json / floor "
         "| build ms: decode_changes first / later call, from_json |"
     )
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for fmt in args.formats.split(","):
         r = measure(spark, fmt, args.n, args.repeat, args.warmup, args.extra_columns)
         print(
-            f"| {fmt} | {r['columns']} | {r['messages']} | {r['mb']:.0f} | {r['decode_changes']:,.0f} | "
-            f"{r['from_json']:,.0f} | {r['udf']:,.0f} | "
-            f"{r['decode_changes'] / r['from_json']:.2f}x | {r['decode_changes'] / r['udf']:.2f}x | "
-            f"{r['decode_changes_cpu_us']:.1f} / {r['from_json_cpu_us']:.1f} | "
-            f"{r['decode_changes_build_s'] * 1e3:,.0f} / {r['decode_changes_rebuild_s'] * 1e3:,.0f}"
+            f"| {fmt} | {r['columns']} | {r['messages']} | {r['mb']:.0f} "
+            f"| {r['decode_changes']:,.0f} | {r['from_json']:,.0f} | {r['floor']:,.0f} "
+            f"| {r['udf']:,.0f} | {r['decode_changes'] / r['from_json']:.2f}x "
+            f"| {r['decode_changes'] / r['udf']:.2f}x | {r['floor'] / r['from_json']:.2f}x "
+            f"| {r['from_json'] / r['udf']:.2f}x "
+            f"| {r['decode_changes_cpu_us']:.1f} / {r['from_json_cpu_us']:.1f} "
+            f"/ {r['floor_cpu_us']:.1f} "
+            f"| {r['decode_changes_build_s'] * 1e3:,.0f} / {r['decode_changes_rebuild_s'] * 1e3:,.0f}"
             f", {r['from_json_build_s'] * 1e3:,.0f} |",
             flush=True,
         )
