@@ -18,9 +18,11 @@ from typing import Any, Final
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
 
-from contracts.errors import ContractFileError, SchemaError
+from contracts.errors import ContractFileError, SchemaError, UnknownFormatError
 from contracts.events import TableId
+from contracts.logical import DECIMAL_NAME, PRECISION_PARAM
 from contracts.schema import ConnectSchema, parse_connect, struct
+from contracts.translate.avro import check_default
 
 NAME_PATTERN: Final = r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,199}$"
 _NAME_RE: Final = re.compile(NAME_PATTERN)
@@ -80,6 +82,7 @@ class Contract(BaseModel):
     columns: tuple[dict[str, Any], ...]
 
     _row: ConnectSchema = PrivateAttr()
+    _source: str | None = PrivateAttr(default=None)
 
     @field_validator("columns")
     @classmethod
@@ -96,8 +99,12 @@ class Contract(BaseModel):
                 parsed = parse_connect(col, f"columns[{i}]")
             except SchemaError as err:
                 raise ValueError(err.one_line()) from None
-            if parsed.field is None:
+            if not parsed.field:
                 raise ValueError(f"columns[{i}] needs 'field' (the column name)")
+            try:
+                check_column(parsed, f"columns[{i}]")
+            except SchemaError as err:
+                raise ValueError(err.one_line()) from None
             if parsed.field in seen:
                 raise ValueError(f"columns[{i}]: duplicate column {parsed.field!r}")
             seen.add(parsed.field)
@@ -136,6 +143,16 @@ class Contract(BaseModel):
     def option(self, key: str, fallback: Any = None) -> Any:
         """A format option, or ``fallback``."""
         return self.options.get(key, fallback)
+
+    @property
+    def source(self) -> str | None:
+        """The file the contract was read from (None when built in memory)."""
+        return self._source
+
+    def where(self, key: str) -> str:
+        """A location for an error about ``key`` (``options.source``): with the file, when the
+        contract was read from one."""
+        return f"{self._source}: {key}" if self._source else key
 
     def with_columns(self, columns: list[ConnectSchema]) -> Contract:
         """A copy with new columns (Connect field schemas)."""
@@ -236,6 +253,41 @@ def contract_from_schema(
     )
 
 
+def check_column(schema: ConnectSchema, path: str) -> None:
+    """What a contract column must hold beyond its Connect syntax, so that every rendering and
+    decoder can rely on it: named struct fields, a Decimal's integer ``scale`` (and positive
+    integer precision, when given), and defaults that fit their type."""
+    if schema.name == DECIMAL_NAME:
+        _check_decimal(schema, path)
+    check_default(schema, f"{path}.default")
+    for i, child in enumerate(schema.fields or ()):
+        if not child.field:
+            raise SchemaError(
+                "a struct field needs a non-empty 'field' name", f"{path}.fields[{i}]"
+            )
+        check_column(child, f"{path}.fields[{i}]")
+    parts = (("items", schema.items), ("keys", schema.keys), ("values", schema.values))
+    for part, inner in parts:
+        if inner is not None:
+            check_column(inner, f"{path}.{part}")
+
+
+def _check_decimal(schema: ConnectSchema, path: str) -> None:
+    """A Connect Decimal needs an integer ``scale`` (Connect refuses one without it; negative
+    scales, as Oracle's NUMBER(p,-s), are valid) and, when given, a positive precision."""
+    where = f"{path}.parameters"
+    scale = schema.parameter("scale")
+    if scale is None:
+        raise SchemaError(f"{DECIMAL_NAME} needs a 'scale' parameter", where)
+    if not re.fullmatch(r"-?[0-9]+", scale):
+        raise SchemaError(f"scale {scale!r} is not an integer", f"{where}.scale")
+    precision = schema.parameter(PRECISION_PARAM)
+    if precision is not None and not (precision.isdigit() and int(precision) > 0):
+        raise SchemaError(
+            f"precision {precision!r} is not a positive integer", f"{where}.{PRECISION_PARAM}"
+        )
+
+
 # --- reading ----------------------------------------------------------------------------------
 
 
@@ -267,8 +319,9 @@ def parse_contract(text: str, source: str = "<contract>") -> Contract:
         raise ContractFileError(f"invalid YAML: {problem}", f"{source}{line}") from None
     if not isinstance(data, dict):
         raise ContractFileError("a contract file must be a YAML mapping", f"{source}:1")
+    _refuse_duplicate_keys(node, source)
     try:
-        return Contract.model_validate(data)
+        contract = Contract.model_validate(data)
     except ValidationError as err:
         first = err.errors()[0]
         loc: tuple[str | int, ...] = tuple(first["loc"])
@@ -284,6 +337,41 @@ def parse_contract(text: str, source: str = "<contract>") -> Contract:
         elif first["type"] == "missing":
             msg = f"missing required key {loc[-1]!r}"
         raise ContractFileError(f"{dotted}: {msg}", where) from None
+    _check_format(contract, node, source)
+    contract._source = source
+    return contract
+
+
+def _check_format(contract: Contract, node: yaml.Node | None, source: str) -> None:
+    """A contract file names a registered format (a typo would otherwise surface only when a
+    command needs the format, or as a bogus diff finding)."""
+    from contracts.formats import check_format_name
+
+    try:
+        check_format_name(contract.format)
+    except UnknownFormatError as err:
+        line = _line_of(node, ("format",))
+        where = f"{source}:{line}" if line else source
+        raise ContractFileError(f"format: {err.what}", where) from None
+
+
+def _refuse_duplicate_keys(node: yaml.Node | None, source: str) -> None:
+    """A key given twice in one mapping (YAML keeps the last one without a word)."""
+    if isinstance(node, yaml.MappingNode):
+        seen: dict[str, int] = {}
+        for key, value in node.value:
+            line = key.start_mark.line + 1
+            if isinstance(key, yaml.ScalarNode) and key.value in seen:
+                raise ContractFileError(
+                    f"duplicate key {key.value!r} (first given at line {seen[key.value]})",
+                    f"{source}:{line}",
+                )
+            if isinstance(key, yaml.ScalarNode):
+                seen[key.value] = line
+            _refuse_duplicate_keys(value, source)
+    elif isinstance(node, yaml.SequenceNode):
+        for item in node.value:
+            _refuse_duplicate_keys(item, source)
 
 
 def _line_of(node: yaml.Node | None, loc: tuple[Any, ...]) -> int | None:

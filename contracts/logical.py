@@ -274,8 +274,24 @@ def _struct_passthrough(value: Any, _schema: ConnectSchema) -> Any:
 
 
 def _spark_decimal(schema: ConnectSchema) -> str:
+    """``decimal(p,s)`` holding every value of the column. A scale outside ``0..precision``
+    (Connect allows both) still gets a type that keeps every digit: a negative scale (Oracle's
+    ``NUMBER(p,-s)``) holds integers of ``p + s`` digits, a scale above the precision holds
+    fractions of ``scale`` digits."""
     precision = decimal_precision(schema)
     scale = decimal_scale(schema)
+    if scale < 0:
+        precision, scale = (None if precision is None else precision - scale), 0
+    elif precision is not None and scale > precision:
+        precision = scale
+    if scale > MAX_SPARK_DECIMAL_PRECISION:
+        warnings.warn(
+            f"decimal {schema.field or schema.name}: scale {scale} is above Spark's "
+            f"{MAX_SPARK_DECIMAL_PRECISION}: values lose their last digits",
+            LogicalTypeWarning,
+            stacklevel=3,
+        )
+        scale = MAX_SPARK_DECIMAL_PRECISION
     if precision is None or precision > MAX_SPARK_DECIMAL_PRECISION:
         said = "unknown" if precision is None else str(precision)
         warnings.warn(

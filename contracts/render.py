@@ -15,7 +15,7 @@ from typing import Any, Final, Literal
 
 from contracts.contract import Contract, load_contract, parse_contract
 from contracts.errors import ContractsError, InputError, SchemaError, UnknownFormatError
-from contracts.formats.base import Derived
+from contracts.formats.base import Derived, Format
 from contracts.schema import CONNECT_TYPES, TYPE_ALIASES, ConnectSchema, parse_connect
 from contracts.translate.avro import avro_to_connect, connect_to_avro
 from contracts.translate.ddl import spark_ddl
@@ -205,21 +205,29 @@ def contract_avro(contract: Contract, part: Literal["key", "value"]) -> Any:
 def _derived_key(contract: Contract) -> ConnectSchema | None:
     """The format's derived key; the contract's key columns when the format is not available."""
     try:
-        return _derive(contract).key
+        fmt = _format_of(contract)
     except UnknownFormatError:
+        return contract.key_schema
+    try:
+        return fmt.derive_key(contract)
+    except NotImplementedError:
         return contract.key_schema
 
 
-def _derive(contract: Contract) -> Derived:
+def _format_of(contract: Contract) -> Format:
     from contracts.formats import get_format
 
     try:
-        fmt = get_format(contract.format)
+        return get_format(contract.format)
     except ModuleNotFoundError as err:
         raise UnknownFormatError(
             f"format {contract.format!r} is registered but not available ({err.name} is missing)",
             "format",
         ) from None
+
+
+def _derive(contract: Contract) -> Derived:
+    fmt = _format_of(contract)
     try:
         return fmt.derive(contract)
     except NotImplementedError:

@@ -36,6 +36,7 @@ from contracts.logical import (
     DECIMAL_NAME,
     EXACT_JSON_NUMBER_DIGITS,
     LOGICAL_TYPES,
+    decimal_precision,
     decimal_scale,
     lookup,
 )
@@ -209,7 +210,7 @@ def base64_decimal(wire: Column, scale: int, target: DecimalType) -> Column:
     """A Connect Decimal (base64 two's-complement unscaled bytes) → DecimalType, natively."""
     raw = padded_base64(wire)
     digits = signed_unscaled_digits(raw, 8 if target.precision <= _LONG_DIGITS else 16)
-    text = F.concat(digits, F.lit(f"E-{scale}")) if scale else digits
+    text = F.concat(digits, F.lit(f"E{-scale}")) if scale else digits
     return text.try_cast(target)
 
 
@@ -306,7 +307,18 @@ JsonRule = Callable[[Column, ConnectSchema, DataType], Column]
 def _decimal_rule(wire: Column, schema: ConnectSchema, target: DataType) -> Column:
     """A Decimal parsed as text (one parsed as a variant goes to :func:`variant_decimal`)."""
     assert isinstance(target, DecimalType)
-    return base64_decimal(wire, decimal_scale(schema), target)
+    return within_declared(base64_decimal(wire, decimal_scale(schema), target), schema)
+
+
+def within_declared(value: Column, schema: ConnectSchema) -> Column:
+    """``value`` where it fits the column's declared precision. The Spark type already says so
+    unless the scale is above the precision (``decimal(2,5)`` is stored as ``decimal(5,5)``,
+    which also holds ``0.00123``: three digits, over the precision of two)."""
+    precision, scale = decimal_precision(schema), decimal_scale(schema)
+    if precision is None or scale <= precision:
+        return value
+    bound = F.lit(f"1E{precision - scale}").cast(f"decimal({scale},{scale})")
+    return F.when(F.abs(value) < bound, value)
 
 
 # --- JSON wire types: a Decimal is a variant ---------------------------------------------------
@@ -369,8 +381,11 @@ def variant_decimal(
         (F.length(_significant_digits(text)) <= F.lit(EXACT_JSON_NUMBER_DIGITS))
         & (number.cast("double") == text.try_cast("double"))
     )
-    value = F.when(kind == "STRING", base64_decimal(text, decimal_scale(schema), target)).when(
-        exact, number
+    value = within_declared(
+        F.when(kind == "STRING", base64_decimal(text, decimal_scale(schema), target)).when(
+            exact, number
+        ),
+        schema,
     )
     present = text.isNotNull()  # null for SQL null and for JSON null
     bad = Problem(path, _FAILURE["decimal"], present & value.isNull(), lambda null: present & null)
@@ -505,7 +520,7 @@ _ZERO_DATE: Final = "0000-00-00"
 
 def decimal_text_pattern(scale: int) -> str:
     """Plain decimal notation with at most ``scale`` digits after the point."""
-    if scale == 0:
+    if scale <= 0:
         return r"^[+-]?[0-9]+\.?$"
     return rf"^[+-]?([0-9]+(\.[0-9]{{0,{scale}}})?|\.[0-9]{{1,{scale}}})$"
 
@@ -565,7 +580,7 @@ def _text_int(text: Column, target: DataType) -> Column:
 def _text_decimal(text: Column, schema: ConnectSchema, target: DataType) -> Column:
     """Plain notation, at most the column's scale after the point, in its precision."""
     pattern = decimal_text_pattern(decimal_scale(schema))
-    return F.when(text.rlike(pattern), text.try_cast(target))
+    return within_declared(F.when(text.rlike(pattern), text.try_cast(target)), schema)
 
 
 def _text_date(text: Column) -> Column:

@@ -46,17 +46,22 @@ def format_names() -> list[str]:
     return list(FORMATS)
 
 
+def check_format_name(name: str) -> None:
+    """Raise :class:`UnknownFormatError` (with the closest match) unless ``name`` is
+    registered."""
+    if name not in FORMATS:
+        close = difflib.get_close_matches(name, FORMATS, n=1, cutoff=0.4)
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        raise UnknownFormatError(f"unknown format {name!r}{hint} (known: {', '.join(FORMATS)})")
+
+
 def get_format(name: str) -> Format:
     """The format called ``name``; an unknown name is answered with the closest match."""
     found = _loaded.get(name)
     if found is not None:
         return found
-    entry = FORMATS.get(name)
-    if entry is None:
-        close = difflib.get_close_matches(name, FORMATS, n=1, cutoff=0.4)
-        hint = f"; did you mean {close[0]!r}?" if close else ""
-        raise UnknownFormatError(f"unknown format {name!r}{hint} (known: {', '.join(FORMATS)})")
-    module_name, class_name = entry
+    check_format_name(name)
+    module_name, class_name = FORMATS[name]
     module = importlib.import_module(f"contracts.formats.{module_name}")
     instance: Format = getattr(module, class_name)()
     _loaded[name] = instance

@@ -734,16 +734,19 @@ class ConnectEnvelopeFormat(Format):
         layout = contract.option("envelope") or list(self.default_layout)
         if not isinstance(layout, list) or not all(isinstance(n, str) for n in layout):
             raise ContractFileError(
-                "options.envelope must be a list of field names", "options.envelope"
+                "options.envelope must be a list of field names", contract.where("options.envelope")
             )
         fields = [self.envelope_field(n, contract, names) for n in layout]
         version = contract.option("envelope_version")
         value = struct(fields, name=names.envelope, optional=False, version=version)
-        key = None
-        if self.kafka_key and contract.key:
-            row = contract.row_schema
-            key = struct([row.require_field(k) for k in contract.key], name=names.key)
-        return Derived(key=key, value=value)
+        return Derived(key=self.derive_key(contract), value=value)
+
+    def derive_key(self, contract: Contract) -> ConnectSchema | None:
+        """The Kafka key: the key columns as a struct (no envelope needed)."""
+        if not (self.kafka_key and contract.key):
+            return None
+        row = contract.row_schema
+        return struct([row.require_field(k) for k in contract.key], name=self.names(contract).key)
 
     def envelope_field(self, name: str, contract: Contract, names: Names) -> ConnectSchema:
         row = contract.row_schema
@@ -762,8 +765,8 @@ class ConnectEnvelopeFormat(Format):
             if raw is None:
                 raise ContractFileError(
                     f"a {self.name} contract needs options.{name} (the {name} block's Connect "
-                    "schema) to derive the envelope",
-                    f"options.{name}",
+                    "schema, which `cdc-contracts infer` writes) to derive the envelope",
+                    contract.where(f"options.{name}"),
                 )
             return self._option_schema(raw, f"options.{name}").as_field(name)
         fixed = self.fixed_fields.get(name)
@@ -771,7 +774,7 @@ class ConnectEnvelopeFormat(Format):
             raise ContractFileError(
                 f"cannot derive envelope field {name!r}: put its Connect schema under "
                 f"options.fields.{name}",
-                "options.envelope",
+                contract.where("options.envelope"),
             )
         return fixed.as_field(name)
 

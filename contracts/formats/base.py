@@ -124,6 +124,11 @@ class Format(abc.ABC):
     def derive(self, contract: Contract) -> Derived:
         """The exact key and value Connect schemas the producer emits for ``contract``."""
 
+    def derive_key(self, contract: Contract) -> ConnectSchema | None:
+        """The key schema alone (a format whose key needs less of the contract than its value
+        overrides it)."""
+        return self.derive(contract).key
+
     @abc.abstractmethod
     def validate(self, message: Message, contract: Contract) -> list[Violation]:
         """Every deviation of ``message`` from ``contract`` (empty: conforms)."""

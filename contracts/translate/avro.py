@@ -391,6 +391,13 @@ def _write_namespace(out: dict[str, Any], namespace: str | None, space: str | No
 # --- default values ---------------------------------------------------------------------------
 
 
+def check_default(schema: ConnectSchema, path: str) -> None:
+    """Raise :class:`SchemaError` at ``path`` when ``schema``'s default does not fit its type
+    (the rule AvroData applies when it writes the default)."""
+    if _has_default(schema):
+        _default_to_avro(schema, schema.default, path)
+
+
 def _bad_default(schema: ConnectSchema, value: Any, path: str) -> SchemaError:
     return SchemaError(f"default {json_kind(value)} does not fit a {schema.type} schema", path)
 

@@ -59,9 +59,14 @@ def _contract_file(tmp_path: Path, scale: int, optional: bool, precision: int = 
 
 
 def _messages_file(
-    tmp_path: Path, scale: int = 2, optional: bool = True, precision: int = 10
+    tmp_path: Path,
+    scale: int = 2,
+    optional: bool = True,
+    precision: int = 10,
+    wires: list[str] = WIRE,
 ) -> Path:
-    """One message per :data:`WIRE` text, the embedded schema saying what the contract says."""
+    """One message per wire text (:data:`WIRE`), the embedded schema saying what the contract
+    says."""
     first = (FIXTURES / "postgres-orders.kcat.jsonl").read_text(encoding="utf-8").splitlines()[0]
     message = json.loads(json.loads(first)["payload"])
     for image in message["schema"]["fields"][:2]:  # before, after
@@ -70,7 +75,7 @@ def _messages_file(
         amount["parameters"]["connect.decimal.precision"] = str(precision)
         amount["optional"] = optional
     lines = []
-    for i, wire in enumerate(WIRE):
+    for i, wire in enumerate(wires):
         message["payload"]["after"]["id"] = i
         message["payload"]["after"]["amount"] = "__AMOUNT__"
         lines.append(json.dumps(message).replace('"__AMOUNT__"', wire))
@@ -142,3 +147,33 @@ def test_a_numeric_integer_decimal_is_not_read_as_base64(spark: Any, tmp_path: P
     got = dict(zip(WIRE, _spark(spark, messages, contract), strict=True))
     assert str(got["1234"][1]) == "1234.00"
     assert str(got[_b64(1250)][1]) == "12.50"
+
+
+#: Base64 Decimals for the out-of-spec scales below (unscaled values).
+OUT_OF_SPEC = [_b64(1), _b64(-123), _b64(99_999), _b64(100_000), _b64(0)]
+
+
+@pytest.mark.parametrize(
+    "precision, scale, spark_type",
+    [(5, -2, "decimal(7,0)"), (2, 5, "decimal(5,5)")],
+    ids=["NUMBER(5,-2)", "scale-above-precision"],
+)
+def test_out_of_spec_scales_keep_every_digit(
+    spark: Any, tmp_path: Path, precision: int, scale: int, spark_type: str
+) -> None:
+    """Connect allows a negative scale (Oracle's NUMBER(p,-s)) and a scale above the
+    precision; the Spark type holds every value and both decoders read the same ones."""
+    from spark_bindings import spark_schema
+
+    contract = load_contract(_contract_file(tmp_path, scale, True, precision))
+    assert spark_schema(contract, "row")["amount"].dataType.simpleString() == spark_type
+    fmt = get_format("debezium-json")
+    path = _messages_file(tmp_path, scale, True, precision, OUT_OF_SPEC)
+    messages = list(fmt.assemble(read_messages([path], fmt.input_kind)))
+    expected = _python(messages, contract)
+    assert _spark(spark, messages, contract) == expected
+    oks = [value for verdict, value in expected if verdict == "ok"]
+    if scale < 0:  # at most five unscaled digits: 100000 is over
+        assert [int(v) for v in oks] == [100, -12300, 9_999_900, 0]
+    else:  # at most two unscaled digits: -0.00123 and 0.99999 are over
+        assert [str(v) for v in oks] == ["0.00001", "0.00000"]

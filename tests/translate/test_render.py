@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from contracts.contract import Contract
-from contracts.errors import ContractsError, UnknownFormatError
+from contracts.errors import ContractsError
 from contracts.render import contract_part, load_schema_input, render_contract, render_schema
 from contracts.schema import ConnectSchema
 
@@ -60,16 +60,25 @@ def test_detects_embedded_schema_connect_json_and_avsc(tmp_path: Path, message_f
 
 def test_detects_contract_yaml(tmp_path: Path) -> None:
     path = tmp_path / "orders.yaml"
-    path.write_text(CONTRACT_YAML)
+    path.write_text(CONTRACT_YAML.replace("no-such-format", "debezium-json"))
     contract = load_schema_input(path)
     assert isinstance(contract, Contract)
     row = json.loads(render_contract(contract, "connect", "row"))
     assert [f["field"] for f in row["fields"]] == ["id", "note"]
-    # the format module is not available: the key falls back to the key columns ...
     assert contract_part(contract, "key").field_names() == ["id"]
-    # ... and the value cannot be derived, cleanly
-    with pytest.raises(UnknownFormatError, match="no-such-format"):
+    # a hand-written envelope contract without its source block: the value cannot be
+    # derived, and the error names the file
+    with pytest.raises(ContractsError, match=r"needs options\.source") as info:
         render_contract(contract, "avro", "value")
+    assert info.value.one_line().startswith(f"{path}: options.source: ")
+
+
+def test_a_contract_with_an_unknown_format_is_refused_on_load(tmp_path: Path) -> None:
+    path = tmp_path / "orders.yaml"
+    path.write_text(CONTRACT_YAML)
+    with pytest.raises(ContractsError, match="unknown format 'no-such-format'") as info:
+        load_schema_input(path)
+    assert info.value.one_line().startswith(f"{path}:2: format: ")
 
 
 @pytest.mark.parametrize(
@@ -111,7 +120,7 @@ def test_cli_renders_every_target(message_file: Path, tmp_path: Path) -> None:
 
 def test_cli_contract_parts(tmp_path: Path) -> None:
     path = tmp_path / "orders.yaml"
-    path.write_text(CONTRACT_YAML)
+    path.write_text(CONTRACT_YAML.replace("no-such-format", "debezium-json"))
     row = run(str(path), "--to", "spark-ddl", "--part", "row")
     assert row.returncode == 0, row.stderr
     assert row.stdout == "`id` BIGINT NOT NULL, `note` STRING\n"
