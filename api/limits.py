@@ -1,4 +1,5 @@
-"""Pure ASGI middleware: request body size limit, and catalog invalidation on registry writes."""
+"""Pure ASGI middleware: request body size limit, catalog invalidation on registry writes, and
+``HEAD`` answered as ``GET`` without the body."""
 
 from __future__ import annotations
 
@@ -21,11 +22,18 @@ class BodyTooLargeError(Exception):
 
 
 class BodyLimit:
-    """Answer 413 (problem+json) to bodies larger than ``max_bytes``, declared or streamed."""
+    """Answer 413 to bodies larger than ``max_bytes``, declared or streamed: problem+json, or
+    what ``answer_for(path)`` gives for that path (the registry's Confluent-shaped error)."""
 
-    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        max_bytes: int,
+        answer_for: Callable[[str], Any | None] | None = None,
+    ) -> None:
         self.app = app
         self.max_bytes = max_bytes
+        self.answer_for = answer_for
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope["method"] in ("GET", "HEAD", "OPTIONS"):
@@ -60,6 +68,11 @@ class BodyLimit:
                 await self._refuse(scope, send)
 
     async def _refuse(self, scope: Scope, send: Send) -> None:
+        if self.answer_for is not None:
+            answer = self.answer_for(scope.get("path", ""))
+            if answer is not None:
+                await answer(scope, _empty_receive, send)
+                return
         body = problem(
             413,
             detail=f"the request body is larger than {self.max_bytes} bytes",
@@ -101,3 +114,24 @@ class InvalidateOnRegistryWrite:
                 self.invalidate()
             return
         await self.app(scope, receive, send)
+
+
+class HeadAsGet:
+    """Answer ``HEAD`` as the same ``GET`` would, headers only (RFC 9110 section 9.3.2)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] != "HEAD":
+            await self.app(scope, receive, send)
+            return
+
+        async def headers_only(message: dict[str, Any]) -> None:
+            if message["type"] == "http.response.body":
+                if message.get("more_body", False):
+                    return
+                message = {"type": "http.response.body", "body": b"", "more_body": False}
+            await send(message)
+
+        await self.app({**scope, "method": "GET"}, receive, headers_only)

@@ -10,7 +10,8 @@ from pathlib import Path
 from fastapi import FastAPI, Request, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from api.registry.errors import RegistryError
+from api.limits import HeadAsGet
+from api.registry.errors import http_error
 from api.registry.router import (
     create_registry_router,
     install_registry_error_handlers,
@@ -49,13 +50,8 @@ def create_registry_app(db_path: str | Path | None = None) -> FastAPI:
         return registry_json({})
 
     async def not_found(_request: Request, exc: Exception) -> Response:
-        status = getattr(exc, "status_code", 404)
-        detail = getattr(exc, "detail", "Not Found")
-        return registry_error_response(_http_error(status, str(detail)))
+        return registry_error_response(http_error(getattr(exc, "status_code", 404)))
 
     app.add_exception_handler(StarletteHTTPException, not_found)
+    app.add_middleware(HeadAsGet)
     return app
-
-
-def _http_error(status: int, detail: str) -> RegistryError:
-    return RegistryError(status, f"HTTP {status} {detail}", status=status)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Final
 
 #: error_code -> HTTP status. The name of each constant is what the code means.
+UNAUTHORIZED: Final = 40101
 SUBJECT_NOT_FOUND: Final = 40401
 VERSION_NOT_FOUND: Final = 40402
 SCHEMA_NOT_FOUND: Final = 40403
@@ -31,6 +32,7 @@ NOT_FOUND: Final = 404
 STORE_ERROR: Final = 50001
 
 _STATUS_OF_CODE: Final[dict[int, int]] = {
+    UNAUTHORIZED: 401,
     SUBJECT_NOT_FOUND: 404,
     VERSION_NOT_FOUND: 404,
     SCHEMA_NOT_FOUND: 404,
@@ -57,11 +59,18 @@ _STATUS_OF_CODE: Final[dict[int, int]] = {
 class RegistryError(Exception):
     """A refusal of the registry, answered as ``{"error_code": ..., "message": ...}``."""
 
-    def __init__(self, error_code: int, message: str, status: int | None = None) -> None:
+    def __init__(
+        self,
+        error_code: int,
+        message: str,
+        status: int | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> None:
         super().__init__(message)
         self.error_code = error_code
         self.message = message
         self._status = status
+        self.headers = headers
 
     @property
     def status(self) -> int:
@@ -72,6 +81,34 @@ class RegistryError(Exception):
 
     def to_json(self) -> dict[str, object]:
         return {"error_code": self.error_code, "message": self.message}
+
+
+#: the reason phrases Confluent's server (Jetty / Jersey) writes in ``HTTP <status> <phrase>``
+_PHRASES: Final[dict[int, str]] = {
+    400: "Bad Request",
+    404: "Not Found",
+    405: "Method Not Allowed",
+    406: "Not Acceptable",
+    413: "Request Entity Too Large",
+    415: "Unsupported Media Type",
+    500: "Internal Server Error",
+}
+
+
+def http_error(status: int) -> RegistryError:
+    """A refusal made by the HTTP layer (no route, wrong method, body too large), as Confluent
+    answers it: ``{"error_code": 404, "message": "HTTP 404 Not Found"}``."""
+    phrase = _PHRASES.get(status, "Error")
+    return RegistryError(status, f"HTTP {status} {phrase}", status=status)
+
+
+def unauthorized(reason: str) -> RegistryError:
+    """401 (error_code 40101), with the challenge RFC 9110 asks for."""
+    return RegistryError(
+        UNAUTHORIZED,
+        f"Unauthorized: {reason}",
+        headers={"WWW-Authenticate": 'Basic realm="cdc-contracts", charset="UTF-8"'},
+    )
 
 
 def subject_not_found(subject: str) -> RegistryError:

@@ -3,19 +3,29 @@
 :func:`create_registry_router` returns a self-contained router: its routes answer every
 refusal in Confluent's shape (``{"error_code": 40401, "message": "..."}``) themselves, so it can
 be mounted at the root of any FastAPI app without touching the app's own error handlers.
-Subject names may contain ``/`` (sent URL-encoded), as in Confluent.
+
+Subject names may contain ``/`` (sent URL-encoded, ``%2F``), as in Confluent: the routes match
+the request's *raw* path, so ``/subjects/x%2Fversions`` is subject ``x/versions`` and never
+``/subjects/x/versions``. Path parameters are then decoded as UTF-8; bytes that are not UTF-8
+name no subject (40401; 42208 where a subject would be created).
+
+An optional :data:`AccessCheck` guards the routes (``cdc-contracts serve`` passes one when an
+API key is configured); :data:`WRITE_ROUTES` names the routes that change the registry.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Coroutine
 from typing import Any, Final, TypeVar
+from urllib.parse import quote, unquote_to_bytes
 
 import orjson
 from fastapi import APIRouter, FastAPI, Request, Response
 from fastapi.exceptions import RequestValidationError
 from fastapi.routing import APIRoute
 from starlette.concurrency import run_in_threadpool
+from starlette.routing import Match
+from starlette.types import Scope
 
 from api.registry import errors as e
 from api.registry.avro import SUPPORTED_TYPES, check_request_schema
@@ -27,10 +37,51 @@ from api.registry.store import (
     check_mode,
     check_subject,
     make_candidate,
+    parse_schema_id,
 )
 
 MEDIA_TYPE: Final = "application/vnd.schemaregistry.v1+json"
 T = TypeVar("T")
+
+#: the first path segments of Confluent's REST API: a refusal by the HTTP layer (no route, wrong
+#: method, body too large) on these paths is answered in Confluent's shape
+REGISTRY_PREFIXES: Final = (
+    "/subjects",
+    "/schemas",
+    "/compatibility",
+    "/config",
+    "/mode",
+    "/contexts",
+    "/exporters",
+)
+#: the routes (by endpoint name) that change the registry; the others only read
+WRITE_ROUTES: Final = frozenset(
+    {
+        "register",
+        "delete_version",
+        "delete_subject",
+        "put_global_config",
+        "delete_global_config",
+        "put_subject_config",
+        "delete_subject_config",
+        "put_global_mode",
+        "put_subject_mode",
+        "delete_subject_mode",
+    }
+)
+#: the routes that create a subject (a subject that is not UTF-8 is invalid there, 42208)
+_CREATING_ROUTES: Final = frozenset({"register", "put_subject_config", "put_subject_mode"})
+
+#: ``check(request, write)``: None to let the request through, else why it is refused (401)
+AccessCheck = Callable[[Request, bool], str | None]
+
+
+def is_registry_path(path: str) -> bool:
+    """Whether a request path belongs to the Schema Registry API."""
+    for prefix in REGISTRY_PREFIXES:
+        if path.startswith(prefix) and (len(path) == len(prefix) or path[len(prefix)] in "/?"):
+            return True
+    return False
 
 
 def registry_json(value: Any, status: int = 200) -> Response:
@@ -39,17 +90,45 @@ def registry_json(value: Any, status: int = 200) -> Response:
 
 
 def registry_error_response(err: RegistryError) -> Response:
-    return registry_json(err.to_json(), err.status)
+    response = registry_json(err.to_json(), err.status)
+    if err.headers:
+        response.headers.update(err.headers)
+    return response
 
 
 class RegistryRoute(APIRoute):
-    """A route that turns :class:`RegistryError` and bad requests into Confluent errors."""
+    """A route of the registry: matched on the raw path, guarded by the router's
+    :data:`AccessCheck`, answering :class:`RegistryError` and bad requests as Confluent does."""
+
+    access: AccessCheck | None = None
+
+    def matches(self, scope: Scope) -> tuple[Match, Scope]:
+        raw = scope.get("raw_path")
+        if scope["type"] != "http" or not raw or b"%" not in raw:
+            return super().matches(scope)  # nothing encoded: the raw path is the path
+        path = raw.split(b"?", 1)[0].decode("latin-1")
+        root = scope.get("root_path", "")
+        if root and path.startswith(root):
+            path = path[len(root) :]
+        match, child = super().matches({**scope, "path": path, "root_path": ""})
+        if match is not Match.NONE:
+            params = child["path_params"]
+            for name in self.param_convertors:
+                if isinstance(params.get(name), str):
+                    params[name] = _decode(params[name])
+        return match, child
 
     def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
         handler = super().get_route_handler()
+        write = self.name in WRITE_ROUTES
 
         async def guarded(request: Request) -> Response:
             try:
+                if self.access is not None:
+                    refused = self.access(request, write)
+                    if refused is not None:
+                        raise e.unauthorized(refused)
+                self._check_params(request.path_params)
                 return await handler(request)
             except RegistryError as err:
                 return registry_error_response(err)
@@ -60,6 +139,33 @@ class RegistryRoute(APIRoute):
                 return registry_error_response(RegistryError(e.UNPROCESSABLE, text))
 
         return guarded
+
+    def _check_params(self, params: dict[str, Any]) -> None:
+        """Path parameters whose bytes were not UTF-8 name nothing that exists."""
+        for name, value in params.items():
+            if not isinstance(value, str) or value.isascii() or not _undecodable(value):
+                continue
+            shown = quote(value.encode("utf-8", "surrogateescape"), safe="")
+            if name == "subject":
+                if self.name in _CREATING_ROUTES:
+                    raise RegistryError(
+                        e.INVALID_SUBJECT,
+                        f"The specified subject '{shown}' is not valid: it is not UTF-8.",
+                    )
+                raise e.subject_not_found(shown)
+            if name == "version":
+                raise e.invalid_version(shown)
+            raise e.schema_not_found(shown)
+
+
+def _decode(raw: str) -> str:
+    """A percent-encoded path segment as text; bytes that are not UTF-8 become lone surrogates
+    (refused by :meth:`RegistryRoute._check_params`)."""
+    return unquote_to_bytes(raw).decode("utf-8", "surrogateescape")
+
+
+def _undecodable(value: str) -> bool:
+    return any("\udc80" <= ch <= "\udcff" for ch in value)
 
 
 def install_registry_error_handlers(app: FastAPI) -> None:
@@ -95,15 +201,17 @@ async def _body(request: Request) -> Any:
 
 
 def _schema_id(text: str) -> int:
-    try:
-        return int(text)
-    except ValueError:
-        raise e.schema_not_found(text) from None
+    return parse_schema_id(text)
 
 
-def create_registry_router(store: RegistryStore) -> APIRouter:
-    """The Schema Registry API (subjects, schemas, compatibility, config, mode) at ``/``."""
-    router = APIRouter(route_class=RegistryRoute, tags=["schema registry"])
+def create_registry_router(store: RegistryStore, access: AccessCheck | None = None) -> APIRouter:
+    """The Schema Registry API (subjects, schemas, compatibility, config, mode) at ``/``.
+
+    ``access`` decides, per request, whether it may proceed (``write`` tells the routes of
+    :data:`WRITE_ROUTES` from reads); a refusal is 401, error_code 40101.
+    """
+    route_class = type("GuardedRegistryRoute", (RegistryRoute,), {"access": staticmethod(access)})
+    router = APIRouter(route_class=route_class, tags=["schema registry"])
 
     async def call(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         return await run_in_threadpool(fn, *args, **kwargs)
@@ -182,6 +290,20 @@ def create_registry_router(store: RegistryStore) -> APIRouter:
         ok, messages = await call(store.test_compatibility, subject, candidate, None)
         return registry_json(_compat_answer(ok, messages, _flag(request, "verbose")))
 
+    @router.get("/subjects/{subject:path}/metadata")
+    async def latest_with_metadata(subject: str, request: Request) -> Response:
+        keys = request.query_params.getlist("key")
+        values = request.query_params.getlist("value")
+        if len(keys) != len(values):
+            raise RegistryError(e.UNPROCESSABLE, "Give as many 'value' as 'key' parameters")
+        found = await call(
+            store.latest_with_metadata,
+            subject,
+            dict(zip(keys, values, strict=True)),
+            _flag(request, "deleted"),
+        )
+        return registry_json(found.to_json())
+
     @router.get("/subjects/{subject:path}/versions/{version}/schema")
     async def raw_schema_of_version(subject: str, version: str, request: Request) -> Response:
         found = await call(store.get_version, subject, version, _flag(request, "deleted"))
@@ -225,6 +347,10 @@ def create_registry_router(store: RegistryStore) -> APIRouter:
     async def delete_subject(subject: str, request: Request) -> Response:
         versions = await call(store.delete_subject, subject, _flag(request, "permanent"))
         return registry_json(versions)
+
+    @router.get("/contexts")
+    async def contexts() -> Response:
+        return registry_json(["."])  # only the default context
 
     # --- config ---------------------------------------------------------------------------
 

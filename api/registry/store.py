@@ -67,7 +67,10 @@ CREATE TABLE IF NOT EXISTS settings (
 );
 """
 
-_SUBJECT_RE: Final = re.compile(r"^[^\x00-\x1f\x7f]{1,255}$")
+#: no control characters (as Confluent), no lone surrogates (bytes that were not UTF-8)
+_SUBJECT_RE: Final = re.compile(r"^[^\x00-\x1f\x7f\ud800-\udfff]{1,255}$")
+_INTEGER_RE: Final = re.compile(r"-?[0-9]+")
+MAX_SCHEMA_ID: Final = 2**63 - 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,16 +199,20 @@ def check_subject(subject: str) -> str:
 
 def parse_version(text: str | int) -> int | None:
     """A version number, or None for ``latest`` / ``-1``; 42202 otherwise."""
-    raw = str(text).strip()
+    raw = str(text)
     if raw.lower() == "latest" or raw == "-1":
         return None
-    try:
-        value = int(raw)
-    except ValueError:
-        raise e.invalid_version(raw) from None
-    if not 1 <= value <= MAX_VERSION:
+    if not _INTEGER_RE.fullmatch(raw) or not 1 <= int(raw) <= MAX_VERSION:
         raise e.invalid_version(raw)
-    return value
+    return int(raw)
+
+
+def parse_schema_id(text: str) -> int:
+    """A schema id from a URL; anything that cannot be one (not a number, out of range) is a
+    schema that does not exist (40403), as for Confluent."""
+    if not _INTEGER_RE.fullmatch(text) or not 1 <= int(text) <= MAX_SCHEMA_ID:
+        raise e.schema_not_found(text)
+    return int(text)
 
 
 def check_level(value: Any) -> str:
@@ -222,6 +229,13 @@ def check_mode(value: Any) -> str:
             f"Invalid mode {value!r}. Valid values are READWRITE and READONLY",
         )
     return value.upper()
+
+
+def compatibility_message(direction: str, version: int, reason: str) -> str:
+    """One reason of a compatibility verdict, naming the version (its real number)."""
+    if direction == "backward":
+        return f"the new schema cannot read data written with version {version}: {reason}"
+    return f"version {version} cannot read data written with the new schema: {reason}"
 
 
 @dataclass(frozen=True)
@@ -459,6 +473,21 @@ class RegistryStore:
                 return v
         raise e.version_not_found(number)
 
+    def latest_with_metadata(
+        self, subject: str, properties: dict[str, str], deleted: bool = False
+    ) -> StoredVersion:
+        """The newest version whose ``metadata.properties`` hold every given pair (Confluent
+        7.4+ ``GET /subjects/{s}/metadata``); 40401 without the subject, 40403 when none does."""
+        with self._read() as db:
+            found = self._versions(db, subject, include_deleted=deleted)
+        if not found:
+            raise e.subject_not_found(subject)
+        for version in reversed(found):
+            held = (version.metadata or {}).get("properties") or {}
+            if all(held.get(k) == v for k, v in properties.items()):
+                return version
+        raise e.schema_not_found()
+
     def get_schema(self, schema_id: int) -> StoredSchema:
         """A schema by global id; 40403 once no version (live or soft-deleted) uses it."""
         return self._used_schema("id", schema_id)
@@ -554,7 +583,7 @@ class RegistryStore:
             live = self._versions(db, subject, include_deleted=False)
             level = self._effective(db, "compatibility", subject, DEFAULT_COMPATIBILITY)
         if version is None:
-            return self._verdict(candidate, [v.schema for v in live], level)
+            return self._verdict(candidate, live, level)
         number = parse_version(version)
         if not live:
             if number is None:
@@ -567,16 +596,25 @@ class RegistryStore:
             if not picked:
                 raise e.version_not_found(number)
             against = picked[0]
-        return self._verdict(candidate, [against.schema], level)
+        return self._verdict(candidate, [against], level)
 
     @staticmethod
-    def _verdict(candidate: Candidate, previous: list[str], level: str) -> tuple[bool, list[str]]:
+    def _verdict(
+        candidate: Candidate, previous: list[StoredVersion], level: str
+    ) -> tuple[bool, list[str]]:
+        """The verdict against ``previous`` (live versions, oldest first); every message names
+        the real version number it concerns."""
         from contracts.diff.compat import registry_verdict
 
         if not previous:
             return True, []
-        verdict = registry_verdict(candidate.canonical.text, previous, level)
-        messages = list(verdict.messages)
+        verdict = registry_verdict(candidate.canonical.text, [v.schema for v in previous], level)
+        messages = [
+            compatibility_message(
+                c.direction, previous[c.version - 1].version, c.problem.describe()
+            )
+            for c in verdict.problems
+        ]
         if not verdict.compatible:
             messages.append(f"{{compatibility: '{level}'}}")
         return verdict.compatible, messages
@@ -603,7 +641,7 @@ class RegistryStore:
                 latest = live[-1]
                 candidate = Candidate(candidate.canonical, latest.metadata, latest.rule_set)
             level = self._effective(db, "compatibility", subject, DEFAULT_COMPATIBILITY)
-            ok, messages = self._verdict(candidate, [v.schema for v in live], level)
+            ok, messages = self._verdict(candidate, live, level)
             if not ok:
                 raise RegistryError(
                     e.INCOMPATIBLE_SCHEMA,
