@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import base64
 import hmac
+from collections.abc import Callable
 from typing import Annotated
 
 from fastapi import Depends, Header, Request
@@ -34,6 +36,48 @@ CatalogDep = Annotated[Catalog, Depends(get_catalog)]
 ApiKeyHeader = Annotated[
     str | None, Header(alias="X-API-Key", description="API key (writes; reads when configured)")
 ]
+
+
+def presented_key(request: Request) -> str | None:
+    """The key a request presents: ``X-API-Key``, else the password of HTTP basic auth (any
+    user name; what Confluent clients send with ``basic.auth.user.info``), else a bearer token
+    (``bearer.auth.token``)."""
+    header = request.headers.get("x-api-key")
+    if header is not None:
+        return header
+    scheme, _, credentials = request.headers.get("authorization", "").partition(" ")
+    credentials = credentials.strip()
+    if scheme.lower() == "bearer":
+        return credentials or None
+    if scheme.lower() == "basic":
+        try:
+            decoded = base64.b64decode(credentials, validate=True).decode("utf-8")
+        except (ValueError, UnicodeDecodeError):
+            return None
+        _user, colon, password = decoded.partition(":")
+        return password if colon else None
+    return None
+
+
+def registry_access(settings: Settings) -> Callable[[Request, bool], str | None]:
+    """The embedded registry's guard in ``cdc-contracts serve``.
+
+    With no API key configured the registry is open, like a Schema Registry without
+    authentication (``registry push``, the demo and every Confluent client work unchanged).
+    With a key, writes need it; with ``read_requires_key``, reads need it too.
+    """
+
+    def check(request: Request, write: bool) -> str | None:
+        if not write and not settings.read_requires_key:
+            return None
+        expected = settings.api_key()
+        if expected is None:
+            return "no API key is configured" if settings.read_requires_key else None
+        if key_matches(presented_key(request), expected):
+            return None
+        return "missing or wrong API key (send X-API-Key, or the key as basic auth password)"
+
+    return check
 
 
 def key_matches(given: str | None, expected: str) -> bool:

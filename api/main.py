@@ -17,11 +17,12 @@ from typing import Any
 import httpx
 from fastapi import Depends, FastAPI, Request, Response
 from fastapi.staticfiles import StaticFiles
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from api.cached import CachedRenderings
 from api.catalog import Catalog, RegistryClient
-from api.deps import read_allowed, require_read_key
-from api.limits import BodyLimit, InvalidateOnRegistryWrite
+from api.deps import read_allowed, registry_access, require_read_key
+from api.limits import BodyLimit, HeadAsGet, InvalidateOnRegistryWrite
 from api.problems import install_problem_handlers, problem, problem_for_error, problem_response
 from api.routers import catalog, contracts, diff, formats, health, infer
 from api.settings import Settings
@@ -59,9 +60,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(catalog.router, dependencies=reads)
     # after the API's routes, so that matching a contract URL does not walk the registry's
     if store is not None:
-        _mount_registry(app, store)
+        _mount_registry(app, store, settings)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
-    _install_errors(app)
+    _install_errors(app, embedded=store is not None)
     _install_middleware(app, settings)
     return app
 
@@ -97,27 +98,44 @@ def _data_version_watch(store: Any) -> Callable[[], bool]:
     return changed
 
 
-def _mount_registry(app: FastAPI, store: Any) -> None:
+def _mount_registry(app: FastAPI, store: Any, settings: Settings) -> None:
     from api.registry.router import create_registry_router, install_registry_error_handlers
 
-    app.include_router(create_registry_router(store))
+    app.include_router(create_registry_router(store, registry_access(settings)))
     install_registry_error_handlers(app)
+
+
+def _registry_answer(path: str, status: int) -> Response | None:
+    """Confluent's answer to an HTTP-level refusal on a registry path (None elsewhere)."""
+    from api.registry.errors import http_error
+    from api.registry.router import is_registry_path, registry_error_response
+
+    if not is_registry_path(path):
+        return None
+    return registry_error_response(http_error(status))
 
 
 def _registry_client(app: FastAPI, settings: Settings) -> RegistryClient:
     """The registry over REST: in process (embedded) or over the network (external)."""
     timeout = httpx.Timeout(10.0, connect=5.0)
     if settings.registry_url is None:
+        # the contract API's own requests pass the registry's key check
+        key = settings.api_key()
+        headers = {"X-API-Key": key} if key else None
         transport = httpx.ASGITransport(app=app)
-        client = httpx.AsyncClient(transport=transport, base_url="http://registry", timeout=timeout)
+        client = httpx.AsyncClient(
+            transport=transport, base_url="http://registry", timeout=timeout, headers=headers
+        )
         return RegistryClient(client, "embedded registry")
     client = httpx.AsyncClient(base_url=settings.registry_url.rstrip("/"), timeout=timeout)
     return RegistryClient(client, settings.registry_url)
 
 
-def _install_errors(app: FastAPI) -> None:
+def _install_errors(app: FastAPI, embedded: bool) -> None:
     install_problem_handlers(app)
     from api.routers.contracts import IncompatibleContractError
+
+    on_problem_http_error = app.exception_handlers[StarletteHTTPException]
 
     async def on_incompatible(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, IncompatibleContractError)
@@ -125,12 +143,43 @@ def _install_errors(app: FastAPI) -> None:
         body.update(exc.extra)
         return problem_response(body)
 
+    async def on_http_error(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, StarletteHTTPException)
+        answer = _registry_answer(request.url.path, exc.status_code) if embedded else None
+        if answer is not None:
+            return answer
+        response: Response = await on_problem_http_error(request, exc)
+        return response
+
+    async def on_too_deep(request: Request, exc: Exception) -> Response:
+        """Input nested deeper than the code can follow (a deep schema or contract)."""
+        detail = "the input is nested too deeply to be processed"
+        if embedded:
+            from api.registry.errors import invalid_schema
+            from api.registry.router import is_registry_path, registry_error_response
+
+            if is_registry_path(request.url.path):
+                return registry_error_response(invalid_schema(detail))
+        body = problem(
+            422, title="Input nested too deeply", detail=detail, instance=request.url.path
+        )
+        return problem_response(body)
+
     async def on_unexpected(request: Request, exc: Exception) -> Response:
+        if embedded:
+            from api.registry.errors import STORE_ERROR, RegistryError
+            from api.registry.router import is_registry_path, registry_error_response
+
+            if is_registry_path(request.url.path):
+                reason = f"Internal Server Error: unexpected {type(exc).__name__}"
+                return registry_error_response(RegistryError(STORE_ERROR, reason, status=500))
         return problem_response(
             problem(500, detail=f"unexpected {type(exc).__name__}", instance=request.url.path)
         )
 
     app.add_exception_handler(IncompatibleContractError, on_incompatible)
+    app.add_exception_handler(StarletteHTTPException, on_http_error)
+    app.add_exception_handler(RecursionError, on_too_deep)
     app.add_exception_handler(Exception, on_unexpected)
 
 
@@ -148,11 +197,13 @@ def _install_middleware(app: FastAPI, settings: Settings) -> None:
             CORSMiddleware,
             allow_origins=list(settings.cors_origins),
             allow_methods=["GET", "POST", "PUT"],
-            allow_headers=["Content-Type", "X-API-Key"],
+            allow_headers=["Content-Type", "X-API-Key", "Authorization"],
         )
     if settings.embedded_registry:
         app.add_middleware(InvalidateOnRegistryWrite, invalidate=app.state.catalog.invalidate)
-    app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)
+    too_large = (lambda path: _registry_answer(path, 413)) if settings.embedded_registry else None
+    app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes, answer_for=too_large)
+    app.add_middleware(HeadAsGet)  # outermost: every GET answer, cached ones too
 
 
 @asynccontextmanager

@@ -269,6 +269,48 @@ def test_check_needs_the_key_when_reads_do(keyed: Server) -> None:
         assert client.post(url, json=candidate, headers=KEY).json()["compatible"] is True
 
 
+@pytest.mark.parametrize(
+    ("method", "path"),
+    [
+        ("GET", "/subjects"),
+        ("GET", "/subjects/any-value/versions/latest"),
+        ("GET", "/schemas/ids/1"),
+        ("GET", "/config"),
+        ("POST", "/subjects/any-value"),
+        ("POST", "/compatibility/subjects/any-value/versions"),
+        ("POST", "/subjects/any-value/versions"),
+        ("DELETE", "/subjects/any-value"),
+    ],
+)
+def test_registry_needs_the_key_when_reads_do(keyed: Server, method: str, path: str) -> None:
+    body = {"schema": '"string"'} if method == "POST" else None
+    with keyed.client() as client:
+        refused = client.request(method, path, json=body)
+        assert refused.status_code == 401
+        assert refused.json()["error_code"] == 40101
+        allowed = client.request(method, path, json=body, headers=KEY)
+        assert allowed.status_code != 401, allowed.text
+
+
+def test_confluent_client_reads_with_the_key_when_reads_need_it(keyed: Server) -> None:
+    from confluent_kafka.schema_registry import Schema, SchemaRegistryClient
+    from confluent_kafka.schema_registry.error import SchemaRegistryError
+
+    subject = f"{fresh_name()}-value"
+    client = SchemaRegistryClient({"url": keyed.url, "basic.auth.user.info": f"any:{API_KEY}"})
+    schema_id = client.register_schema(subject, Schema('"string"', "AVRO"))
+    assert client.get_latest_version(subject).schema_id == schema_id
+    anonymous = SchemaRegistryClient({"url": keyed.url})
+    with pytest.raises(SchemaRegistryError) as info:
+        anonymous.get_latest_version(subject)
+    assert info.value.error_code == 40101
+    # the contract API's own registry requests carry the key: a PUT still registers
+    name = fresh_name()
+    with keyed.client() as http:
+        assert put(http, orders(name)).status_code == 201
+        assert http.get(f"/contracts/{name}", headers=KEY).json()["version"] == 1
+
+
 def test_read_requires_key_without_a_key_refuses_to_start() -> None:
     done = subprocess.run(
         [sys.executable, "-m", "cli.main", "serve", "--read-requires-key", "--port", "0"],
