@@ -193,12 +193,27 @@ class RegistryClient:
         )
         return found if isinstance(found, dict) else None
 
-    async def register(self, subject: str, schema: str, metadata: Mapping[str, str]) -> int:
-        body: dict[str, Any] = {"schema": schema, "schemaType": "AVRO"}
-        if metadata:
-            body["metadata"] = {"properties": dict(metadata)}
+    async def register(
+        self, subject: str, schema: str, metadata: Mapping[str, str]
+    ) -> tuple[int, int | None]:
+        """Register a schema; answers its id and the version the registry assigned (registries
+        that answer only the id are asked for the version with a lookup)."""
+        body = _schema_body(schema, metadata)
         found = await self.request("POST", f"/subjects/{_q(subject)}/versions", body=body)
-        return int(found.get("id", 0)) if isinstance(found, dict) else 0
+        found = found if isinstance(found, dict) else {}
+        version = found.get("version")
+        if not isinstance(version, int):
+            looked_up = await self.lookup(subject, schema, metadata)
+            version = looked_up.get("version") if looked_up else None
+        return int(found.get("id", 0)), version if isinstance(version, int) else None
+
+    async def lookup(
+        self, subject: str, schema: str, metadata: Mapping[str, str]
+    ) -> dict[str, Any] | None:
+        """The version of ``subject`` holding this schema (and metadata), or None."""
+        body = _schema_body(schema, metadata)
+        found = await self.request("POST", f"/subjects/{_q(subject)}", body=body, missing_ok=True)
+        return found if isinstance(found, dict) else None
 
     async def is_compatible(self, subject: str, schema: str) -> tuple[bool, list[str]]:
         """The registry's own verdict for ``schema`` against ``subject`` (True when new)."""
@@ -226,6 +241,13 @@ class RegistryClient:
 
     async def aclose(self) -> None:
         await self._client.aclose()
+
+
+def _schema_body(schema: str, metadata: Mapping[str, str]) -> dict[str, Any]:
+    body: dict[str, Any] = {"schema": schema, "schemaType": "AVRO"}
+    if metadata:
+        body["metadata"] = {"properties": dict(metadata)}
+    return body
 
 
 def _q(subject: str) -> str:
@@ -446,16 +468,6 @@ class Catalog:
 
     # --- writes ---------------------------------------------------------------------------------
 
-    async def registered_contracts(self, name: str) -> list[Contract]:
-        """Every registered version of ``name``, oldest first (empty when none)."""
-        try:
-            entry = await self.entry(name)
-        except NotFoundError:
-            return []
-        if entry.source != "registry":
-            return []
-        return [(await self.load(ref)).contract for ref in entry.versions]
-
     async def register(self, contract: Contract) -> dict[str, Any]:
         """Register the contract's key and value schemas with its metadata."""
         if self.registry is None:
@@ -491,12 +503,13 @@ async def registered_entries(registry: RegistryClient, problems: list[str]) -> d
     One request per subject (its latest version, which carries the metadata); a value subject
     whose latest version is above 1 also gets its version list (versions may have been deleted).
     """
-    from registry_sync.desired import PROP_PART, contract_from_properties
+    from registry_sync.desired import PROP_NAME, PROP_PART, contract_from_properties
 
     subjects = await registry.subjects()
     latest_of = await _gather(subjects, lambda subject: registry.version(subject, "latest"))
     by_name: dict[str, dict[str, str]] = {}
     latest: dict[str, tuple[Contract, int]] = {}
+    keys: dict[str, str] = {}  # contract name -> key subject (which carries only the identity)
     for subject, found in zip(subjects, latest_of, strict=True):
         props = _properties(found)
         try:
@@ -504,6 +517,8 @@ async def registered_entries(registry: RegistryClient, problems: list[str]) -> d
         except ContractsError as err:
             problems.append(err.one_line())
             continue
+        if contract is None and props.get(PROP_PART) == "key" and props.get(PROP_NAME):
+            keys.setdefault(props[PROP_NAME], subject)
         if contract is None or found is None:
             continue
         part = props.get(PROP_PART, "value")
@@ -521,6 +536,9 @@ async def registered_entries(registry: RegistryClient, problems: list[str]) -> d
         number = latest[name][1]
         return [1] if number == 1 else await registry.versions(by_name[name]["value"])
 
+    for name, subject in keys.items():
+        if name in by_name:
+            by_name[name].setdefault("key", subject)
     names = list(latest)
     entries: dict[str, Entry] = {}
     for name, versions in zip(names, await _gather(names, versions_of), strict=True):
@@ -556,36 +574,103 @@ async def load_registered(registry: RegistryClient, ref: VersionRef) -> Loaded:
     contract = contract_from_properties(_properties(found), where)
     if contract is None:
         raise NotFoundError(f"{where} carries no contract metadata", subject)
-    return Loaded(ref, contract, {"value": int(found.get("id", 0))})
+    ids = {"value": int(found.get("id", 0))}
+    key_subject = ref.subjects.get("key")
+    if key_subject is not None:
+        from registry_sync.desired import desired_subjects
+
+        key = next((d for d in desired_subjects([contract]) if d.part == "key"), None)
+        held = await registry.lookup(key_subject, key.schema, key.properties) if key else None
+        if held is not None and isinstance(held.get("id"), int):
+            ids["key"] = held["id"]
+    return Loaded(ref, contract, ids)
+
+
+class RegistryIncompatibleError(ConflictError):
+    """The registry (or the verdict at the contract's new level) refuses one of the subjects."""
+
+    def __init__(self, subject: str, part: str, messages: list[str]) -> None:
+        detail = "; ".join(messages) or "incompatible with the registered schema"
+        super().__init__(f"the registry refuses {part}: {detail}", subject)
+        self.subject = subject
+        self.part = part
+        self.messages = messages
 
 
 async def register_contract(registry: RegistryClient, contract: Contract) -> dict[str, Any]:
     """Register the contract's subjects as ``registry_sync`` would: check all, then write.
 
-    Every subject is checked with the registry's own compatibility endpoint first, so a refusal
-    leaves nothing half-applied; then each is registered with its metadata.
+    A subject whose latest version belongs to another contract is refused (409). Every subject
+    is checked before anything is written, so a refusal leaves nothing half-applied: by the
+    registry's own compatibility endpoint, or, when the contract changes the subject's level,
+    by the registry's verdict computed here at the *new* level (as ``registry plan`` does).
+    The answer names the versions the registry assigned.
     """
-    from registry_sync.desired import desired_subjects
+    from registry_sync.desired import PROP_NAME, desired_subjects
 
     wanted = desired_subjects([contract])
+    levels: dict[str, str | None] = {}
     for item in wanted:
-        ok, reasons = await registry.is_compatible(item.subject, item.schema)
+        latest = await registry.version(item.subject, "latest")
+        owner = _properties(latest).get(PROP_NAME)
+        if owner and owner != contract.name:
+            raise ConflictError(
+                f"subject {item.subject!r} belongs to contract {owner!r}; contract "
+                f"{contract.name!r} cannot take it over (give it another topic)",
+                item.subject,
+            )
+        levels[item.subject] = await registry.compatibility(item.subject, default_to_global=False)
+        if latest is None:
+            continue  # a new subject: nothing to be compatible with
+        if levels[item.subject] == item.level:
+            ok, reasons = await registry.is_compatible(item.subject, item.schema)
+        else:
+            ok, reasons = await _verdict_at_level(registry, item.subject, item.schema, item.level)
         if not ok:
-            detail = "; ".join(reasons) or "incompatible with the registered schema"
-            raise ConflictError(f"the registry refuses {item.part}: {detail}", item.subject)
+            raise RegistryIncompatibleError(item.subject, item.part, reasons)
     ids: dict[str, int] = {}
+    versions: dict[str, int | None] = {}
     subjects: dict[str, str] = {}
     for item in wanted:
-        if await registry.compatibility(item.subject, default_to_global=False) != item.level:
+        if levels[item.subject] != item.level:
             await registry.request(
                 "PUT", f"/config/{_q(item.subject)}", body={"compatibility": item.level}
             )
         try:
-            ids[item.part] = await registry.register(item.subject, item.schema, item.properties)
+            ids[item.part], versions[item.part] = await registry.register(
+                item.subject, item.schema, item.properties
+            )
         except RegistryRefusedError as err:
             if err.http_status == 409:
-                raise ConflictError(err.what, item.subject) from None
+                raise RegistryIncompatibleError(item.subject, item.part, [err.what]) from None
             raise
         subjects[item.part] = item.subject
-    versions = await registry.versions(subjects["value"])
-    return {"version": versions[-1] if versions else None, "subjects": subjects, "schema_ids": ids}
+    return {"version": versions.get("value"), "subjects": subjects, "schema_ids": ids}
+
+
+async def _verdict_at_level(
+    registry: RegistryClient, subject: str, schema: str, level: str
+) -> tuple[bool, list[str]]:
+    """The registry's verdict for ``schema`` after the subject, at ``level``: against every
+    live version for transitive levels, against the latest otherwise."""
+    from api.registry.store import compatibility_message
+    from contracts.contract import CompatibilityLevel
+    from contracts.diff.compat import registry_verdict
+
+    numbers = await registry.versions(subject)
+    if not CompatibilityLevel(level).transitive:
+        numbers = numbers[-1:]
+    found = await _gather([str(n) for n in numbers], lambda n: registry.version(subject, n))
+    previous = [
+        (f["version"], f["schema"]) for f in found if f and isinstance(f.get("schema"), str)
+    ]
+    if not previous:
+        return True, []
+    verdict = registry_verdict(schema, [text for _, text in previous], level)
+    messages = [
+        compatibility_message(c.direction, previous[c.version - 1][0], c.problem.describe())
+        for c in verdict.problems
+    ]
+    if not verdict.compatible:
+        messages.append(f"{{compatibility: '{level}'}}")
+    return verdict.compatible, messages

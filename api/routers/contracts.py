@@ -6,13 +6,13 @@ from typing import Annotated, Any, Literal
 
 import yaml
 from fastapi import APIRouter, Body, Header, Path, Query, Request, Response
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 from api.cached import response_parts
-from api.catalog import Catalog, Entry, Loaded, Rendered
+from api.catalog import Catalog, Entry, Loaded, RegistryIncompatibleError, Rendered
 from api.deps import CatalogDep, SettingsDep, WriteKey
 from contracts.contract import NAME_PATTERN, CompatibilityLevel, Contract, parse_contract
-from contracts.errors import ConflictError, ContractFileError, ContractsError
+from contracts.errors import ConflictError, ContractFileError, ContractsError, NotFoundError
 
 router = APIRouter(prefix="/contracts", tags=["contracts"])
 
@@ -111,19 +111,28 @@ async def _answer(
 # --- check and register -----------------------------------------------------------------------
 
 
+def _upper(value: Any) -> Any:
+    return value.upper() if isinstance(value, str) else value
+
+
+#: a compatibility level in any case (``backward``), as the registry accepts it
+Level = Annotated[CompatibilityLevel, BeforeValidator(_upper)]
+
+
 class CheckRequest(BaseModel):
     """A candidate contract (as a JSON object or YAML text) and an optional level."""
 
     model_config = ConfigDict(extra="forbid")
 
     candidate: dict[str, Any] | str = Field(description="the contract, as JSON or YAML text")
-    level: CompatibilityLevel | None = Field(
-        default=None, description="defaults to the candidate's compatibility level"
+    level: Level | None = Field(
+        default=None, description="defaults to the candidate's compatibility level (any case)"
     )
 
 
 def candidate_contract(value: dict[str, Any] | str, where: str) -> Contract:
-    """A contract from a request value (a JSON object, or YAML / JSON text)."""
+    """A contract from a request value (a JSON object, or YAML / JSON text); an unknown format
+    is refused by the parser, as for ``PUT``."""
     text = value if isinstance(value, str) else yaml.safe_dump(value, sort_keys=False)
     return parse_contract(text, where)
 
@@ -182,28 +191,60 @@ async def put_contract(
     """Registers the key and value schemas (with the contract metadata) if compatible."""
     contract = _contract_from_body(await request.body(), "request body")
     _same_name(name, contract)
-    registered = await catalog.registered_contracts(name)
-    if registered and registered[-1].to_dict() == contract.to_dict():
-        return _json({"name": name, "changed": False, "version": len(registered)}, 200)
-    if registered:
+    entry = await _registered_entry(catalog, name)
+    result = None
+    if entry is not None:
+        latest = (await catalog.load(entry.latest)).contract
+        if latest.to_dict() == contract.to_dict():
+            return _json({"name": name, "changed": False, "version": entry.latest.version}, 200)
         result = await verdict(catalog, name, contract, contract.compatibility)
         if not result["compatible"]:
             raise IncompatibleContractError(result)
-    outcome = await catalog.register(contract)
+    try:
+        outcome = await catalog.register(contract)
+    except RegistryIncompatibleError as err:
+        raise IncompatibleContractError.by_registry(name, contract, result, err) from None
     return _json({"name": name, "changed": True, **outcome}, 201)
+
+
+async def _registered_entry(catalog: Catalog, name: str) -> Entry | None:
+    try:
+        entry = await catalog.entry(name)
+    except NotFoundError:
+        return None
+    return entry if entry.source == "registry" else None
 
 
 class IncompatibleContractError(ConflictError):
     """The candidate breaks compatibility with registered versions; the verdict is kept."""
 
     def __init__(self, result: dict[str, Any]) -> None:
-        versions = ", ".join(map(str, result["against_versions"]))
+        versions = ", ".join(map(str, result["against_versions"])) or "the registered schema"
         super().__init__(
             f"contract {result['name']!r} is not {result['level']} compatible with "
             f"version(s) {versions}",
             f"/contracts/{result['name']}",
         )
         self.extra = {"verdict": result}
+
+    @classmethod
+    def by_registry(
+        cls,
+        name: str,
+        contract: Contract,
+        result: dict[str, Any] | None,
+        refusal: RegistryIncompatibleError,
+    ) -> IncompatibleContractError:
+        """The registry refused a subject the diff engine let through (or had nothing to diff
+        against): the verdict says so, with the registry's reasons under ``registry``."""
+        base = result or {
+            "name": name,
+            "against_versions": [],
+            "level": contract.compatibility.value,
+            "findings": [],
+        }
+        registry = {"subject": refusal.subject, "part": refusal.part, "messages": refusal.messages}
+        return cls({**base, "compatible": False, "breaking": True, "registry": registry})
 
 
 def _contract_from_body(raw: bytes, where: str) -> Contract:

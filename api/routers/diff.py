@@ -7,7 +7,8 @@ from typing import Any
 from fastapi import APIRouter
 from pydantic import BaseModel, ConfigDict, Field
 
-from contracts.contract import CompatibilityLevel
+from api.routers.contracts import Level
+from contracts.errors import SchemaError
 
 router = APIRouter(tags=["diff"])
 
@@ -19,8 +20,8 @@ class DiffRequest(BaseModel):
 
     old: dict[str, Any] = Field(description="the registered / previous side")
     new: dict[str, Any] = Field(description="the candidate side")
-    level: CompatibilityLevel | None = Field(
-        default=None, description="defaults to the new contract's level, else BACKWARD"
+    level: Level | None = Field(
+        default=None, description="defaults to the new contract's level, else BACKWARD (any case)"
     )
 
 
@@ -30,7 +31,20 @@ async def diff(request: DiffRequest) -> dict[str, Any]:
     from contracts.diff import diff_sides
     from contracts.diff.inputs import load_side_obj
 
-    old = load_side_obj(request.old, "$.old")
-    new = load_side_obj(request.new, "$.new")
-    result: dict[str, Any] = diff_sides(old, new, request.level).to_json()
+    _check_depth(request.old, "$.old")
+    _check_depth(request.new, "$.new")
+    try:
+        old = load_side_obj(request.old, "$.old")
+        new = load_side_obj(request.new, "$.new")
+        result: dict[str, Any] = diff_sides(old, new, request.level).to_json()
+    except RecursionError:
+        raise SchemaError("the sides are nested too deeply to be compared", "$") from None
     return result
+
+
+def _check_depth(value: Any, where: str) -> None:
+    """Refuse a side nested deeper than the registry accepts, before the parsers recurse."""
+    from api.registry.avro import MAX_DEPTH, too_deep
+
+    if too_deep(value):
+        raise SchemaError(f"nested too deeply (over {MAX_DEPTH} levels)", where)

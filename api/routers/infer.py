@@ -8,8 +8,8 @@ from fastapi import APIRouter
 from pydantic import BaseModel, ConfigDict, Field
 
 from api.deps import SettingsDep
-from contracts.contract import NAME_PATTERN, dump_contract
-from contracts.errors import ContractsError, InputError
+from contracts.contract import NAME_PATTERN, dump_contract, validate_name
+from contracts.errors import ContractFileError, ContractsError, InputError
 
 router = APIRouter(tags=["infer"])
 
@@ -39,6 +39,11 @@ def infer(request: InferRequest, settings: SettingsDep) -> dict[str, Any]:
     from contracts.formats.base import InferOptions
     from contracts.io import to_message
 
+    if request.name is not None:
+        try:
+            validate_name(request.name)  # the rule of PUT /contracts/{name} (no '..')
+        except ContractFileError as err:
+            raise ContractFileError(err.what, "$.name") from None
     if len(request.messages) > settings.max_messages:
         raise TooManyMessagesError(
             f"{len(request.messages)} messages sent; at most {settings.max_messages} per request",

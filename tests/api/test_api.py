@@ -311,3 +311,156 @@ def test_cors_is_off_by_default(client: httpx.Client) -> None:
         headers={"Origin": "https://evil.example", "Access-Control-Request-Method": "GET"},
     )
     assert "access-control-allow-origin" not in preflight.headers
+
+
+# --- registering: ownership, versions, levels (review items 1, 7, 8, 9, 12) ---------------------
+
+
+def widened(name: str, column: str = "coupon") -> dict[str, Any]:
+    data = orders(name)
+    data["columns"].append({"field": column, "type": "string", "optional": True})
+    return data
+
+
+def test_put_cannot_take_over_another_contracts_subjects(client: httpx.Client) -> None:
+    owner = fresh_name()
+    assert put(client, orders(owner)).status_code == 201
+    intruder = orders(fresh_name())
+    intruder["topic"] = f"t.{owner}"  # the owner's subjects
+    body = assert_problem(put(client, intruder), 409)
+    assert f"belongs to contract {owner!r}" in body["detail"]
+    assert body["where"] == f"t.{owner}-value"
+    assert client.get(f"/contracts/{owner}").json()["versions"] == [1]
+    assert_problem(client.get(f"/contracts/{intruder['name']}"), 404)
+
+
+def test_unchanged_put_reports_the_latest_version_after_a_delete(client: httpx.Client) -> None:
+    name = fresh_name()
+    assert put(client, orders(name)).status_code == 201
+    assert put(client, widened(name)).json()["version"] == 2
+    deleted = client.delete(f"/subjects/t.{name}-value/versions/1", headers={"X-API-Key": API_KEY})
+    assert deleted.status_code == 200
+    again = put(client, widened(name))
+    assert again.status_code == 200
+    assert again.json() == {"name": name, "changed": False, "version": 2}
+
+
+def test_concurrent_puts_report_the_versions_they_created(server: Server) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    name = fresh_name()
+    with server.client() as first:
+        assert put(first, orders(name)).status_code == 201
+
+    def one(i: int) -> httpx.Response:
+        with server.client() as c:
+            return put(c, widened(name, f"extra{i}"))
+
+    with ThreadPoolExecutor(6) as pool:
+        answers = list(pool.map(one, range(6)))
+    assert [a.status_code for a in answers] == [201] * 6, [a.text for a in answers]
+    created = [a.json() for a in answers]
+    assert sorted(c["version"] for c in created) == [2, 3, 4, 5, 6, 7]
+    with server.client() as c:
+        for item in created:  # each answer names its own version and that version's schema id
+            held = c.get(f"/subjects/t.{name}-value/versions/{item['version']}").json()
+            assert held["id"] == item["schema_ids"]["value"]
+
+
+def test_put_that_changes_the_level_is_checked_at_the_new_level(client: httpx.Client) -> None:
+    name = fresh_name()
+    assert put(client, orders(name)).status_code == 201
+    loosened = orders(name, compatibility="NONE")
+    loosened["columns"][1] = {"field": "customer", "type": "int32", "optional": False}
+    answer = put(client, loosened)
+    assert answer.status_code == 201, answer.text
+    assert answer.json()["version"] == 2
+    level = client.get(f"/config/t.{name}-value").json()
+    assert level == {"compatibilityLevel": "NONE"}
+
+
+def test_registry_refusal_is_a_409_with_the_verdict(client: httpx.Client) -> None:
+    name = fresh_name()
+    foreign = {"type": "record", "name": "Foreign", "fields": [{"name": "z", "type": "string"}]}
+    registered = client.post(
+        f"/subjects/t.{name}-value/versions",
+        json={"schema": json.dumps(foreign)},
+        headers={"X-API-Key": API_KEY},
+    )
+    assert registered.status_code == 200, registered.text
+    body = assert_problem(put(client, orders(name)), 409)
+    verdict = body["verdict"]
+    assert verdict["compatible"] is False and verdict["registry"]["subject"] == f"t.{name}-value"
+    assert verdict["registry"]["messages"]
+    assert client.get(f"/subjects/t.{name}-value/versions").json() == [1]
+
+
+def test_get_names_the_key_subject_and_schema_id(client: httpx.Client) -> None:
+    name = fresh_name()
+    created = put(client, orders(name)).json()
+    assert set(created["schema_ids"]) == {"key", "value"}
+    latest = client.get(f"/contracts/{name}").json()
+    assert latest["subjects"] == created["subjects"]
+    assert latest["schema_ids"] == created["schema_ids"]
+    second = put(client, widened(name)).json()
+    first = client.get(f"/contracts/{name}/versions/1").json()
+    assert first["schema_ids"] == created["schema_ids"]
+    assert client.get(f"/contracts/{name}").json()["schema_ids"] == second["schema_ids"]
+    assert second["schema_ids"]["key"] == created["schema_ids"]["key"]  # the key did not change
+
+
+# --- check, diff, infer: review items 4, 13, 14, 22 ----------------------------------------------
+
+
+def test_check_refuses_an_unknown_format_like_put(client: httpx.Client) -> None:
+    name = fresh_name()
+    assert put(client, orders(name)).status_code == 201
+    candidate = orders(name, format="nope")
+    checked = client.post(f"/contracts/{name}/check", json={"candidate": candidate})
+    refused = put(client, candidate)
+    assert checked.status_code == refused.status_code and checked.status_code in (404, 422)
+    body = assert_problem(checked, checked.status_code)
+    assert body["type"] == assert_problem(refused, refused.status_code)["type"]
+    assert "unknown format 'nope'" in body["detail"]
+
+
+def test_infer_refuses_a_name_put_would_refuse(client: httpx.Client) -> None:
+    messages = [json.loads(line) for line in ORDERS_MESSAGES.read_text().splitlines() if line]
+    body = assert_problem(
+        client.post("/infer", json={"messages": messages, "name": "bad..name"}), 422
+    )
+    assert body["where"] == "$.name"
+
+
+def test_levels_are_accepted_in_any_case(client: httpx.Client) -> None:
+    name = fresh_name()
+    assert put(client, orders(name)).status_code == 201
+    checked = client.post(
+        f"/contracts/{name}/check", json={"candidate": widened(name), "level": "backward"}
+    )
+    assert checked.status_code == 200 and checked.json()["level"] == "BACKWARD"
+    old = {"type": "record", "name": "Row", "fields": [{"name": "id", "type": "int"}]}
+    diffed = client.post("/diff", json={"old": old, "new": old, "level": "full_transitive"})
+    assert diffed.status_code == 200 and diffed.json()["level"] == "FULL_TRANSITIVE"
+
+
+def test_deeply_nested_input_is_422_not_500(client: httpx.Client) -> None:
+    deep: Any = "string"
+    for _ in range(400):
+        deep = {"type": "array", "items": deep}
+    body = assert_problem(client.post("/diff", json={"old": deep, "new": deep}), 422)
+    assert "nested too deeply" in body["detail"]
+    registry = client.post(
+        "/subjects/deep.test-value/versions",
+        json={"schema": json.dumps(deep)},
+        headers={"X-API-Key": API_KEY},
+    )
+    assert registry.status_code == 422 and registry.json()["error_code"] == 42201
+    assert client.get("/health").status_code == 200
+
+
+def test_head_is_answered_like_get(client: httpx.Client) -> None:
+    for path in ("/contracts/pgserver1.public.orders", "/subjects", "/health"):
+        got, head = client.get(path), client.head(path)
+        assert head.status_code == got.status_code == 200, path
+        assert head.content == b"" and head.headers["content-type"] == got.headers["content-type"]
