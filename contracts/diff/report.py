@@ -1,8 +1,12 @@
 """Rendering diff results: text, JSON, GitHub annotations, JUnit XML and Markdown.
 
 A :class:`Report` holds one :class:`Entry` per compared thing (one for ``diff``, one per contract
-file for ``check``). Renderers are plain functions from a report to text, listed in
+file for ``check``), and notes on files that are not entries (:attr:`Report.skipped`), which every
+renderer prints. Renderers are plain functions from a report to text, listed in
 :data:`RENDERERS`.
+
+``--fail-on`` decides the exit code (:attr:`Report.failed`); it does not hide findings: a
+breaking finding is an error annotation and a JUnit ``<failure>`` even with ``--fail-on never``.
 """
 
 from __future__ import annotations
@@ -39,7 +43,11 @@ class Entry:
 
 @dataclass(frozen=True, slots=True)
 class Report:
-    """Everything one ``diff`` or ``check`` run found."""
+    """Everything one ``diff`` or ``check`` run found.
+
+    ``skipped`` holds one-line notes on files that are not entries (a removed file that was not
+    a contract at the baseline); renderers print them.
+    """
 
     entries: list[Entry]
     fail_on: FailOn = "breaking"
@@ -55,9 +63,11 @@ class Report:
         return any(e.result.breaking for e in self.entries)
 
     def failing(self, entry: Entry, finding: Finding) -> bool:
-        """Whether a finding fails the gate (drives annotation levels and JUnit failures)."""
-        if self.fail_on == "never":
-            return False
+        """Whether a finding is reported as a failure (error annotation, JUnit ``<failure>``).
+
+        Breaking findings always are, whatever ``--fail-on`` says (it sets the exit code only);
+        warnings are too with ``--fail-on warning``.
+        """
         if finding.severity is Severity.breaking:
             return True
         return self.fail_on == "warning" and finding.severity is Severity.warning
@@ -97,6 +107,7 @@ def render_text(report: Report) -> str:
         )
     if not report.entries:
         lines.append("no contracts found")
+    lines += [f"note: {note}" for note in report.skipped]
     lines.append(
         "result: " + ("FAIL" if report.failed else "ok") + f" (--fail-on {report.fail_on})"
     )
@@ -108,7 +119,7 @@ def render_text(report: Report) -> str:
 
 def render_json(report: Report) -> str:
     """One DiffResult object for a single diff; for ``check`` an object listing every contract."""
-    if report.against is None and len(report.entries) == 1:
+    if report.against is None and len(report.entries) == 1 and not report.skipped:
         return json.dumps(report.entries[0].result.to_json(), indent=2, ensure_ascii=False) + "\n"
     out: dict[str, Any] = {
         "against": report.against,
@@ -118,6 +129,7 @@ def render_json(report: Report) -> str:
             {"file": e.file, "name": e.label, "status": e.status, **e.result.to_json()}
             for e in report.entries
         ],
+        "skipped": list(report.skipped),
     }
     return json.dumps(out, indent=2, ensure_ascii=False) + "\n"
 
@@ -157,6 +169,8 @@ def render_github(report: Report) -> str:
             where = f"file={_gh_prop(entry.file)}," if entry.file else ""
             msg = "; ".join(entry.result.verdict_messages) or "the registry would refuse it"
             lines.append(f"::error {where}title=registry-verdict::{_gh_data(msg)}")
+    for note in report.skipped:
+        lines.append(f"::notice title=not compared::{_gh_data(note)}")
     lines.append(render_text(report).rstrip("\n"))
     return "\n".join(lines) + "\n"
 
@@ -195,6 +209,8 @@ def render_markdown(report: Report) -> str:
                 f"| {_md(e.label)} | {f.severity.value} | `{f.rule}` | `{_md(f.path)}` | "
                 f"{_md(f.message)} |"
             )
+    if report.skipped:
+        out += ["", "Not compared:", ""] + [f"- {_md(note)}" for note in report.skipped]
     return "\n".join(out) + "\n"
 
 
@@ -219,6 +235,17 @@ def render_junit(report: Report) -> str:
             + (f" file={quoteattr(e.file)}" if e.file else "")
             + f">\n{body}\n  </testsuite>"
         )
+    if report.skipped:
+        cases_xml = "\n".join(
+            f'    <testcase classname="not compared" name={quoteattr(note.split(":", 1)[0])}>\n'
+            f"      <skipped message={quoteattr(note)}/>\n    </testcase>"
+            for note in report.skipped
+        )
+        total += len(report.skipped)
+        suites.append(
+            f'  <testsuite name="not compared" tests="{len(report.skipped)}" failures="0" '
+            f'errors="0" skipped="{len(report.skipped)}">\n{cases_xml}\n  </testsuite>'
+        )
     head = (
         f'<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="cdc-contracts" '
         f'tests="{total}" failures="{failures}" errors="0">'
@@ -231,7 +258,7 @@ def _junit_cases(report: Report, e: Entry) -> list[tuple[str, bool, str]]:
     for f in e.result.findings:
         by_rule.setdefault(f.rule, []).append(f)
     cases: list[tuple[str, bool, str]] = []
-    verdict_fails = not e.result.compatible and report.fail_on != "never"
+    verdict_fails = not e.result.compatible  # the registry would refuse it: always a failure
     verdict_text = "\n".join(e.result.verdict_messages)
     cases.append(
         _junit_case(
