@@ -1,25 +1,28 @@
 """Loading diff sides from files or parsed JSON, auto-detecting what they are.
 
 A side may be a contract file (YAML or JSON), an Avro schema (``.avsc`` or JSON), a Connect
-schema (JSON), or messages carrying an embedded Connect schema (the first message is used;
-kcat ``-J`` records contribute the key's schema too).
+schema (JSON), or messages carrying an embedded Connect schema (kcat ``-J`` records contribute the
+key's schema too). Every message of a messages file is read: a malformed line is an error naming
+it, and so is a file whose messages carry more than one schema (a side is one schema; split the
+file where the schema changes, or infer a contract from it). Tombstones are skipped.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Mapping
+import itertools
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any, Final
 
 import orjson
 
-from contracts.contract import Contract, parse_contract
+from contracts.diff.loading import load_contract_text
 from contracts.diff.side import Side
 from contracts.errors import InputError, SchemaError
-from contracts.formats.base import Message
+from contracts.formats.base import Message, schema_cache_key
 from contracts.io import read_json_messages
-from contracts.schema import CONNECT_TYPES, json_kind, parse_connect
+from contracts.schema import CONNECT_TYPES, ConnectSchema, json_kind, parse_connect
 
 __all__ = ["detect_kind", "load_side", "load_side_obj"]
 
@@ -42,11 +45,21 @@ def load_side(path: str | Path) -> Side:
         return _contract_side(_read_text(p), str(p), p)
     if p.suffix.lower() in _AVRO_SUFFIXES:
         return _avro_obj(_read_json(p), str(p))
-    first = next(iter(read_json_messages(p)), None)
+    documents = iter(read_json_messages(p))
+    first = next(documents, None)
+    while first is not None and first.value is None and first.has_key:
+        first = next(documents, None)  # a tombstone leading a kcat dump
     if first is None:
         raise InputError("the file holds no JSON document", str(p))
     if _looks_like(first.value) == "message":
-        return _message_side(first, str(p))
+        return _messages_side(itertools.chain([first], documents), str(p))
+    extra = next(documents, None)  # a schema file holds one document (reading it checks it all)
+    if extra is not None:
+        raise InputError(
+            f"a second JSON document follows the {_looks_like(first.value) or 'first'} one: a "
+            "schema file holds one document, a messages file messages with an embedded schema",
+            extra.where,
+        )
     return dataclasses.replace(load_side_obj(first.value, str(p)), path=str(p))
 
 
@@ -111,8 +124,7 @@ def _contract_obj(obj: Any, source: str) -> Side:
 
 
 def _contract_side(text: str, source: str, path: Path | None) -> Side:
-    contract: Contract = parse_contract(text, source)
-    side = Side.of_contract(contract, source)
+    side = Side.of_contract(load_contract_text(text, source).contract, source)
     return dataclasses.replace(side, path=str(path)) if path is not None else side
 
 
@@ -131,16 +143,53 @@ def _connect_obj(obj: Any, source: str) -> Side:
 
 
 def _message_obj(obj: Any, source: str) -> Side:
-    return _message_side(Message(value=obj, where=source), source)
+    return _messages_side([Message(value=obj, where=source)], source)
 
 
-def _message_side(message: Message, source: str) -> Side:
-    value = _embedded(message.value, f"{message.where} $.schema")
-    key = _embedded(message.key, f"{message.where} key $.schema") if message.has_key else None
-    return Side.of_message(value, key, message.has_key and key is not None, source)
+class _Versions:
+    """The distinct schemas seen in one part (value or key) of a file's messages."""
+
+    def __init__(self, part: str) -> None:
+        self.part = part
+        self.parsed: dict[Any, ConnectSchema] = {}
+        self.first: tuple[ConnectSchema, str] | None = None
+
+    def add(self, doc: Any, where: str) -> None:
+        raw = doc.get("schema") if isinstance(doc, dict) else None
+        schema = self.parsed.get(schema_cache_key(raw)) if isinstance(raw, dict) else None
+        if schema is None:
+            schema = _embedded(doc, f"{where} {self.part}$.schema")
+            if len(self.parsed) < 1024:
+                self.parsed[schema_cache_key(raw)] = schema
+        if self.first is None:
+            self.first = (schema, where)
+        elif schema != self.first[0]:
+            raise InputError(
+                f"the {self.part or 'value '}schema differs from the one at {self.first[1]}: a diff "
+                "side is one schema; split the file where the schema changes, or infer a contract "
+                "from it (cdc-contracts infer) and diff that",
+                where,
+            )
 
 
-def _embedded(doc: Any, where: str) -> Any:
+def _messages_side(messages: Iterable[Message], source: str) -> Side:
+    """The one schema every message carries (value, and key for kcat records)."""
+    values, keys = _Versions(""), _Versions("key ")
+    has_key = False
+    for message in messages:
+        if message.has_key:
+            has_key = True
+            if message.key is not None:
+                keys.add(message.key, message.where)
+        if message.value is not None:
+            values.add(message.value, message.where)
+    if values.first is None:
+        raise InputError("the file holds only tombstones: no message with a schema", source)
+    key = keys.first[0] if keys.first is not None else None
+    return Side.of_message(values.first[0], key, has_key and key is not None, source)
+
+
+def _embedded(doc: Any, where: str) -> ConnectSchema:
     if not isinstance(doc, dict) or not isinstance(doc.get("schema"), dict):
         raise InputError(
             "the message carries no embedded schema (is the converter's schemas.enable off?)",

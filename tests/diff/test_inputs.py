@@ -49,7 +49,8 @@ def test_sides_of_different_kinds_compare(tmp_path: Path) -> None:
 
 def test_load_side_obj_accepts_parsed_json() -> None:
     contract = load_contract(CONTRACT)
-    assert load_side_obj(contract.to_dict()).contract == contract
+    loaded = load_side_obj(contract.to_dict()).contract
+    assert loaded is not None and loaded.to_dict() == contract.to_dict()
     assert load_side_obj({"type": "record", "name": "R", "fields": []}).kind == "avro"
     assert load_side_obj(["null", "string"]).kind == "avro"
     assert load_side_obj({"type": "struct", "fields": [], "optional": False}).kind == "connect"
