@@ -1,90 +1,59 @@
 """Comparing a directory of contract files with a baseline (a git ref, or a registry).
 
-:func:`git_baseline` reads every contract file under a directory as it was at a git ref, in one
-``git cat-file --batch`` call; :func:`compare_catalog` diffs each current file with its baseline
-text and reports added and removed contracts. :class:`LineIndex` finds the line to annotate for a
-finding (the column's entry, or the ``key:``/``format:``/``topic:`` line).
+The current side is the working tree (:func:`worktree_texts`) or the git index
+(:func:`staged_texts`, what a commit would record); :func:`git_baseline` reads every contract
+file under the directory as it was at a git ref. Each side is read in one ``git cat-file
+--batch`` call. :func:`compare_catalog` diffs each current file with its baseline text and
+reports added and removed contracts; :func:`compare_with_history` diffs each file with the
+versions a registry holds.
+
+Every ``*.yaml``/``*.yml`` file under the directory must be a contract: a file that does not
+load is an error naming its line (``check`` exits 2), never a silently skipped or "removed"
+contract. A baseline file that does not load is an error naming the ref, unless the file is gone
+now, which is reported as a note (:attr:`CatalogResult.skipped`).
 """
 
 from __future__ import annotations
 
-import re
 import subprocess
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final
+from typing import Final
 
-import yaml
-
-from contracts.contract import CompatibilityLevel, Contract, parse_contract
+from contracts.contract import CompatibilityLevel, Contract
 from contracts.diff.engine import diff_sides
-from contracts.diff.model import DiffResult, Finding
+from contracts.diff.loading import LineIndex, LoadedContract, load_contract_text, read_contract
+from contracts.diff.model import DiffResult
 from contracts.diff.report import Entry
 from contracts.diff.rules import RULES_BY_ID
 from contracts.diff.side import Side
-from contracts.errors import ContractFileError, InputError
+from contracts.errors import ContractFileError, ContractsError, InputError
+
+__all__ = [
+    "CONTRACT_SUFFIXES",
+    "CatalogResult",
+    "GitBaseline",
+    "LineIndex",
+    "catalog_result",
+    "compare_catalog",
+    "compare_with_history",
+    "git_baseline",
+    "read_contract",
+    "staged_texts",
+    "worktree_texts",
+]
 
 CONTRACT_SUFFIXES: Final = (".yaml", ".yml")
-_CONTRACT_KEYS: Final = frozenset({"columns", "format"})
-_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_SYMLINK: Final = b"120000"
+_GITLINK: Final = b"160000"
 
 
-# --- reading contracts fast ------------------------------------------------------------------
-
-
-def read_contract(text: str, source: str) -> Contract | None:
-    """The contract in ``text``; None when the YAML is not a contract (no columns/format).
-
-    Uses libyaml when available; on any problem it re-parses with :func:`parse_contract`,
-    whose errors name the file and line.
-    """
-    try:
-        data = yaml.load(text, Loader=_LOADER)
-    except yaml.YAMLError:
-        return parse_contract(text, source)
-    if not isinstance(data, dict) or not data.keys() >= _CONTRACT_KEYS:
-        return None
-    try:
-        return Contract.model_validate(data)
-    except Exception:
-        return parse_contract(text, source)
-
-
-class LineIndex:
-    """Lines of a contract file's top-level keys and columns (built once per file)."""
-
-    def __init__(self, text: str) -> None:
-        self.keys: dict[str, int] = {}
-        self.columns: dict[str, int] = {}
-        try:
-            node = yaml.compose(text, Loader=_LOADER)
-        except yaml.YAMLError:
-            return
-        if not isinstance(node, yaml.MappingNode):
-            return
-        for k, v in node.value:
-            self.keys[str(k.value)] = k.start_mark.line + 1
-            if k.value == "columns" and isinstance(v, yaml.SequenceNode):
-                for item in v.value:
-                    if isinstance(item, yaml.MappingNode):
-                        for ck, cv in item.value:
-                            if ck.value == "field" and isinstance(cv, yaml.ScalarNode):
-                                self.columns[str(cv.value)] = item.start_mark.line + 1
-
-    def line(self, finding: Finding) -> int | None:
-        """The line a finding points at: its column, else the top-level key it concerns."""
-        if finding.column and finding.column in self.columns:
-            return self.columns[finding.column]
-        top = finding.path.split(".", 1)[0]
-        return self.keys.get(top) or self.keys.get("columns") or 1
-
-    @classmethod
-    def of_file(cls, path: str | Path) -> LineIndex:
-        try:
-            return cls(Path(path).read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError):
-            return cls("")
+def _is_contract_path(rel: str) -> bool:
+    """A ``*.yaml``/``*.yml`` path outside hidden directories (``.github/``, ``.cdc-contracts/``)."""
+    return rel.endswith(CONTRACT_SUFFIXES) and not any(
+        part.startswith(".") for part in rel.split("/")
+    )
 
 
 # --- git ---------------------------------------------------------------------------------------
@@ -107,64 +76,134 @@ def _git(args: Sequence[str], cwd: Path, stdin: bytes | None = None) -> bytes:
 
 
 @dataclass(frozen=True, slots=True)
+class GitRepo:
+    """The repository holding a directory: its root, and the directory relative to it."""
+
+    root: Path
+    prefix: str  # "contracts/" (empty for the root itself)
+
+
+def git_repo(directory: str | Path) -> GitRepo:
+    d = Path(directory).resolve()
+    if not d.is_dir():
+        raise InputError("not a directory" if d.exists() else "no such directory", str(directory))
+    root = Path(_git(["rev-parse", "--show-toplevel"], d).decode().strip())
+    prefix = _git(["rev-parse", "--show-prefix"], d).decode().strip()
+    return GitRepo(root, prefix)
+
+
+@dataclass(frozen=True, slots=True)
 class GitBaseline:
     """Contract files under a directory at a git ref: paths relative to the repository root."""
 
     root: Path
     prefix: str
     ref: str
-    texts: Mapping[str, str]
+    texts: Mapping[str, bytes]
 
 
 def git_baseline(directory: str | Path, ref: str) -> GitBaseline:
     """Every ``*.yaml``/``*.yml`` file under ``directory`` as it was at ``ref``."""
-    d = Path(directory).resolve()
-    if not d.is_dir():
-        raise InputError("not a directory", str(directory))
-    root = Path(_git(["rev-parse", "--show-toplevel"], d).decode().strip())
-    prefix = _git(["rev-parse", "--show-prefix"], d).decode().strip()
-    _git(["rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}"], root)
-    listing = _git(["ls-tree", "-r", "-z", "--name-only", ref, "--", prefix or "."], root)
-    paths = [
-        p
-        for p in listing.decode("utf-8", errors="replace").split("\0")
-        if p.endswith(CONTRACT_SUFFIXES)
-    ]
-    return GitBaseline(root, prefix, ref, _cat_files(root, ref, paths))
+    repo = git_repo(directory)
+    try:
+        _git(["rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}"], repo.root)
+    except InputError:
+        raise InputError(
+            f"git ref {ref!r} is not a commit in {repo.root} (a branch, tag or commit; in CI, "
+            "fetch it first, e.g. actions/checkout with fetch-depth: 0)",
+            f"--against git:{ref}",
+        ) from None
+    listing = _git(["ls-tree", "-r", "-z", ref, "--", repo.prefix or "."], repo.root)
+    objects: list[tuple[str, str]] = []
+    for record in listing.split(b"\0"):
+        meta, _, path = record.partition(b"\t")
+        fields = meta.split()
+        rel = path.decode("utf-8", errors="replace")
+        if len(fields) == 3 and fields[1] == b"blob" and _is_contract_path(rel):
+            objects.append((rel, fields[2].decode()))
+    return GitBaseline(repo.root, repo.prefix, ref, _cat_blobs(repo.root, objects))
 
 
-def _cat_files(root: Path, ref: str, paths: list[str]) -> dict[str, str]:
-    """File texts at ``ref`` in one ``git cat-file --batch`` run."""
-    if not paths:
+def _cat_blobs(root: Path, objects: list[tuple[str, str]]) -> dict[str, bytes]:
+    """Blob contents by path, in one ``git cat-file --batch`` run (``objects``: path, blob id)."""
+    if not objects:
         return {}
-    request = "".join(f"{ref}:{p}\n" for p in paths).encode()
+    request = "".join(f"{oid}\n" for _, oid in objects).encode()
     out = _git(["cat-file", "--batch"], root, stdin=request)
-    texts: dict[str, str] = {}
+    texts: dict[str, bytes] = {}
     pos = 0
-    for p in paths:
+    for rel, _ in objects:
         end = out.index(b"\n", pos)
         header = out[pos:end].split()
         pos = end + 1
         if len(header) < 3 or header[1] != b"blob":
-            continue  # missing or not a blob
+            raise InputError(f"git cat-file could not read {rel}", str(root))
         size = int(header[2])
-        texts[p] = out[pos : pos + size].decode("utf-8", errors="replace")
+        texts[rel] = out[pos : pos + size]
         pos += size + 1
     return texts
 
 
-def current_files(directory: str | Path, root: Path) -> dict[str, Path]:
-    """Contract-like files under ``directory`` now, keyed by path relative to ``root``."""
+def staged_texts(directory: str | Path) -> tuple[GitRepo, dict[str, bytes]]:
+    """Every contract file under ``directory`` as staged in the git index (what a commit records).
+
+    Files deleted from the index are absent; untracked and unstaged changes are not seen.
+    """
+    repo = git_repo(directory)
+    listing = _git(["ls-files", "--stage", "-z", "--", repo.prefix or "."], repo.root)
+    objects: list[tuple[str, str]] = []
+    links: dict[str, bytes] = {}
+    for record in listing.split(b"\0"):
+        meta, _, path = record.partition(b"\t")
+        fields = meta.split()
+        rel = path.decode("utf-8", errors="replace")
+        if len(fields) != 3 or not _is_contract_path(rel):
+            continue
+        mode, oid, stage = fields
+        if stage != b"0":
+            raise InputError("the file is unmerged in the index: resolve the conflict first", rel)
+        if mode == _GITLINK:
+            continue  # a submodule, not a file
+        if mode == _SYMLINK:  # the blob holds the link target: read the file it points to
+            links[rel] = _read_bytes(repo.root / rel)
+            continue
+        objects.append((rel, oid.decode()))
+    texts = _cat_blobs(repo.root, objects)
+    texts.update(links)
+    return repo, dict(sorted(texts.items()))
+
+
+def worktree_texts(directory: str | Path, root: Path) -> dict[str, bytes]:
+    """Contract files under ``directory`` in the working tree, keyed by path relative to ``root``."""
     d = Path(directory).resolve()
-    out: dict[str, Path] = {}
+    out: dict[str, bytes] = {}
     for p in sorted(d.rglob("*")):
-        if p.suffix not in CONTRACT_SUFFIXES or not p.is_file():
+        if p.suffix not in CONTRACT_SUFFIXES:
             continue
-        rel = p.relative_to(root)
-        if any(part.startswith(".") for part in rel.parts):
-            continue
-        out[rel.as_posix()] = p
+        rel = p.relative_to(root).as_posix()
+        if _is_contract_path(rel) and p.is_file():
+            out[rel] = _read_bytes(p)
     return out
+
+
+def _read_bytes(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError as err:
+        raise InputError(f"cannot be read: {err.strerror or err}", str(path)) from None
+
+
+# --- loading -----------------------------------------------------------------------------------
+
+
+def load_bytes(data: bytes, source: str) -> LoadedContract:
+    """A contract from a file's bytes; errors are located at ``source``."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        line = data[: err.start].count(b"\n") + 1
+        raise ContractFileError("contract file is not UTF-8 text", f"{source}:{line}") from None
+    return load_contract_text(text, source)
 
 
 # --- comparing ---------------------------------------------------------------------------------
@@ -172,93 +211,92 @@ def current_files(directory: str | Path, root: Path) -> dict[str, Path]:
 
 @dataclass(frozen=True, slots=True)
 class CatalogResult:
-    """The entries of a ``check`` run, and YAML files skipped because they are not contracts."""
+    """The entries of a ``check`` run, and notes on files not reported as entries.
+
+    A note (one line, printed by every renderer) is written for a file that is gone now and
+    whose baseline did not load as a contract, so it cannot be reported as a removed contract.
+    """
 
     entries: list[Entry]
     skipped: list[str]
 
 
 def compare_catalog(
-    files: Mapping[str, Path],
-    baseline: Mapping[str, str],
+    current: Mapping[str, bytes | str | Path],
+    baseline: Mapping[str, bytes | str],
     level: CompatibilityLevel | None = None,
+    baseline_name: str = "the baseline",
+    baseline_prefix: str | None = None,
 ) -> CatalogResult:
-    """Diff each current file with its baseline text; report added and removed contracts."""
+    """Diff each current file with its baseline text; report added and removed contracts.
+
+    Keys are paths (relative to the repository root); values are file contents (a ``Path`` is
+    read). ``baseline_name`` (``git:origin/main``) and ``baseline_prefix`` (``origin/main``,
+    located as ``origin/main:contracts/x.yaml:3``) name the baseline in errors.
+
+    Raises :class:`~contracts.errors.ContractFileError` for a current file that is not a
+    contract, and for a baseline file that is not one while the current file exists.
+    """
     entries: list[Entry] = []
     skipped: list[str] = []
-    for rel in sorted(set(files) | set(baseline)):
-        path = files.get(rel)
-        new_text = _read(path) if path is not None else None
-        old_text = baseline.get(rel)
-        if new_text is not None and new_text == old_text:
-            unchanged = _unchanged_entry(rel, new_text, level)  # no parsing for untouched files
-            if unchanged is None:
-                skipped.append(rel)
-            else:
-                entries.append(unchanged)
+    for rel in sorted(set(current) | set(baseline)):
+        now = _as_bytes(current.get(rel))
+        then = _as_bytes(baseline.get(rel))
+        if now is not None and now == then:  # unchanged: one parse serves both sides
+            loaded = load_bytes(now, rel)
+            result = DiffResult(level or loaded.contract.compatibility, True)
+            entries.append(Entry(loaded.contract.name, rel, "unchanged", result))
             continue
-        new = read_contract(new_text, rel) if new_text is not None else None
-        old = _old_contract(old_text, rel)
-        if new is None and old is None:
-            if new_text is not None:
-                skipped.append(rel)
-            continue
-        entries.append(_entry(rel, old, new, old_text == new_text, new_text, level))
+        new = load_bytes(now, rel) if now is not None else None
+        old: LoadedContract | None = None
+        if then is not None:
+            where = f"{baseline_prefix}:{rel}" if baseline_prefix else f"{rel} ({baseline_name})"
+            try:
+                old = load_bytes(then, where)
+            except ContractsError as err:
+                if new is not None:
+                    raise ContractFileError(
+                        f"{rel} cannot be compared with {baseline_name}, where it does not load "
+                        f"as a contract: {err.what} (compare with a ref where it loads)",
+                        err.where,
+                    ) from None
+                skipped.append(
+                    f"{rel}: removed; it was not a contract at {baseline_name} "
+                    f"({err.one_line()}), so it is not reported as a removed contract"
+                )
+                continue
+        entries.append(_entry(rel, old, new, level))
     return CatalogResult(entries, skipped)
 
 
-_NAME_LINE: Final = re.compile(r"^name:[ \t]*['\"]?([^'\"\n#]+?)['\"]?[ \t]*$", re.MULTILINE)
-_COMPAT_LINE: Final = re.compile(r"^compatibility:[ \t]*([A-Z_]+)[ \t]*$", re.MULTILINE)
-
-
-def _unchanged_entry(rel: str, text: str, level: CompatibilityLevel | None) -> Entry | None:
-    """An ``unchanged`` entry for a file whose text equals its baseline (None: not a contract)."""
-    if not re.search(r"^columns:", text, re.MULTILINE) or not re.search(
-        r"^format:", text, re.MULTILINE
-    ):
-        return None
-    name = _NAME_LINE.search(text)
-    compat = _COMPAT_LINE.search(text)
-    known = {lv.value for lv in CompatibilityLevel}
-    said = compat.group(1) if compat and compat.group(1) in known else "BACKWARD"
-    lvl = level or CompatibilityLevel(said)
-    return Entry(name.group(1) if name else rel, rel, "unchanged", DiffResult(lvl, True))
-
-
-def _old_contract(text: str | None, rel: str) -> Contract | None:
-    if text is None:
-        return None
-    try:
-        return read_contract(text, f"{rel} (baseline)")
-    except ContractFileError:
-        return None  # a broken baseline file: treat the contract as added
-
-
-def _read(path: Path) -> str:
-    try:
-        return path.read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        raise InputError("contract file is not UTF-8 text", str(path)) from None
+def _as_bytes(value: bytes | str | Path | None) -> bytes | None:
+    if value is None or isinstance(value, bytes):
+        return value
+    if isinstance(value, Path):
+        return _read_bytes(value)
+    return value.encode("utf-8")
 
 
 def _entry(
     rel: str,
-    old: Contract | None,
-    new: Contract | None,
-    same_text: bool,
-    new_text: str | None,
+    old: LoadedContract | None,
+    new: LoadedContract | None,
     level: CompatibilityLevel | None,
 ) -> Entry:
     if new is None:
         assert old is not None
-        return Entry(old.name, rel, "removed", catalog_result("contract-removed", old, level))
-    lines = LineIndex(new_text or "").line
+        gone = old.contract
+        return Entry(gone.name, rel, "removed", catalog_result("contract-removed", gone, level))
+    contract, lines = new.contract, new.lines.line
     if old is None:
-        return Entry(new.name, rel, "added", catalog_result("contract-added", new, level), lines)
-    if same_text:
-        return Entry(new.name, rel, "unchanged", DiffResult(level or new.compatibility, True))
-    result = diff_sides(Side.of_contract(old, rel), Side.of_contract(new, rel), level)
-    return Entry(new.name, rel, "changed", result, lines)
+        result = catalog_result("contract-added", contract, level)
+        return Entry(contract.name, rel, "added", result, lines)
+    if old.contract.to_dict() == contract.to_dict():  # only comments or layout changed
+        return Entry(
+            contract.name, rel, "unchanged", DiffResult(level or contract.compatibility, True)
+        )
+    result = diff_sides(Side.of_contract(old.contract, rel), Side.of_contract(contract, rel), level)
+    return Entry(contract.name, rel, "changed", result, lines)
 
 
 def catalog_result(
@@ -270,20 +308,28 @@ def catalog_result(
 
 
 def compare_with_history(
-    contracts: Iterable[tuple[str, Contract, str]],
-    previous: Callable[[Contract], list[Contract]],
+    contracts: Iterable[tuple[str, LoadedContract]],
+    previous: Callable[[Contract], list[Side]],
     level: CompatibilityLevel | None = None,
 ) -> list[Entry]:
-    """Diff each ``(file, contract, text)`` with its registered versions (oldest first)."""
+    """Diff each ``(file, contract)`` with its registered versions (``previous``, oldest first).
+
+    A contract equal to its latest registered version is ``unchanged``; a version registered
+    without a contract (by another tool) takes part as its Avro schema.
+    """
     entries: list[Entry] = []
-    for rel, contract, text in contracts:
+    for rel, loaded in contracts:
+        contract, lines = loaded.contract, loaded.lines.line
         history = previous(contract)
-        lines = LineIndex(text).line
         if not history:
             result = catalog_result("contract-added", contract, level)
             entries.append(Entry(contract.name, rel, "added", result, lines))
             continue
-        sides = [Side.of_contract(c, f"{rel} (registered v{i + 1})") for i, c in enumerate(history)]
-        result = diff_sides(sides[-1], Side.of_contract(contract, rel), level, history=sides)
+        latest = history[-1].contract
+        if latest is not None and latest.to_dict() == contract.to_dict():
+            result = DiffResult(level or contract.compatibility, True)
+            entries.append(Entry(contract.name, rel, "unchanged", result))
+            continue
+        result = diff_sides(history[-1], Side.of_contract(contract, rel), level, history=history)
         entries.append(Entry(contract.name, rel, "changed", result, lines))
     return entries

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import socket
 import subprocess
@@ -20,6 +21,7 @@ from contracts.contract import load_contract
 
 FIX = Path(__file__).parent.parent / "fixtures" / "diff"
 ROOT = Path(__file__).parent.parent.parent
+CLI = (sys.executable, "-m", "cli.main")
 
 
 @pytest.fixture()
@@ -73,3 +75,104 @@ def test_check_against_registered_versions(registry_url: str, tmp_path: Path) ->
     assert orders["status"] == "changed" and orders["compatible"] is True
     assert [f["rule"] for f in orders["findings"]] == ["decimal-scale-changed"]
     assert by_name["shop.orders"]["status"] == "added"
+
+
+def check(*args: str, env: dict[str, str] | None = None) -> tuple[int, str]:
+    result = CliRunner().invoke(app, ["check", *args], env=env)
+    return result.exit_code, result.output
+
+
+def contracts_dir(tmp_path: Path, *fixtures: tuple[str, str]) -> Path:
+    contracts = tmp_path / "contracts"
+    contracts.mkdir(exist_ok=True)
+    for rule, side in fixtures:
+        shutil.copy(FIX / rule / f"{side}.yaml", contracts / f"{rule}.yaml")
+    return contracts
+
+
+def test_a_pushed_contract_is_unchanged_and_no_socket_is_left_open(
+    registry_url: str, tmp_path: Path
+) -> None:
+    contracts = contracts_dir(tmp_path, ("decimal-scale-changed", "before"))
+    push = subprocess.run(
+        [*CLI, "registry", "push", str(contracts)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "SCHEMA_REGISTRY_URL": registry_url},
+    )
+    assert push.returncode == 0, push.stderr
+    args = ["check", str(contracts), "--against", "registry", "--url", registry_url, "-o", "json"]
+    done = subprocess.run(
+        [*CLI, *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stderr
+    (entry,) = json.loads(done.stdout)["contracts"]
+    assert entry["status"] == "unchanged" and entry["findings"] == []
+    assert "ResourceWarning" not in done.stderr, done.stderr
+    # a changed contract is still judged against what is registered
+    shutil.copy(
+        FIX / "decimal-scale-changed" / "after.yaml", contracts / "decimal-scale-changed.yaml"
+    )
+    code, out = check(str(contracts), "--against", "registry", "--url", registry_url, "-o", "json")
+    assert code == 1
+    (entry,) = json.loads(out)["contracts"]
+    assert entry["status"] == "changed"
+    assert [f["rule"] for f in entry["findings"]] == ["decimal-scale-changed"]
+
+
+def test_schema_registry_url_is_honoured(registry_url: str, tmp_path: Path) -> None:
+    contracts = contracts_dir(tmp_path, ("column-added", "before"))
+    code, out = check(
+        str(contracts), "--against", "registry", env={"SCHEMA_REGISTRY_URL": registry_url}
+    )
+    assert code == 0, out
+    assert "against registry" in out
+
+
+def test_a_version_registered_by_another_tool_is_compared_as_avro(
+    registry_url: str, tmp_path: Path
+) -> None:
+    from contracts.render import contract_avro
+
+    before = load_contract(FIX / "avro-field-no-default" / "before.yaml")
+    subject = f"{before.topic}-value"
+    schema = json.dumps(contract_avro(before, "value"))
+    answer = httpx.post(
+        f"{registry_url}/subjects/{subject}/versions",
+        json={"schema": schema},
+        headers={"Content-Type": "application/vnd.schemaregistry.v1+json"},
+    )
+    assert answer.status_code == 200, answer.text
+    contracts = contracts_dir(tmp_path, ("avro-field-no-default", "after"))
+    code, out = check(str(contracts), "--against", "registry", "--url", registry_url, "-o", "json")
+    assert code == 1, out
+    (entry,) = json.loads(out)["contracts"]
+    assert entry["status"] == "changed" and entry["compatible"] is False
+    assert "avro-field-no-default" in [f["rule"] for f in entry["findings"]]
+
+
+@pytest.mark.parametrize("url", ["http://127.0.0.1:1", "notaurl"])
+@pytest.mark.parametrize("fail_on", ["breaking", "never"])
+def test_an_unusable_registry_exits_2(tmp_path: Path, url: str, fail_on: str) -> None:
+    contracts = contracts_dir(tmp_path, ("column-added", "before"))
+    code, out = check(str(contracts), "--against", "registry", "--url", url, "--fail-on", fail_on)
+    assert code == 2, out
+    assert out.startswith(f"error: {url}: ")
+
+
+def test_no_contracts_against_the_registry_exits_2(tmp_path: Path) -> None:
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    code, out = check(str(empty), "--against", "registry", "--url", "http://127.0.0.1:1")
+    assert code == 2 and "no contracts found under" in out
+
+
+def test_a_file_that_is_not_a_contract_is_an_error_against_the_registry(tmp_path: Path) -> None:
+    contracts = contracts_dir(tmp_path, ("column-added", "before"))
+    (contracts / "notes.yaml").write_text("foo: bar\n")
+    code, out = check(str(contracts), "--against", "registry", "--url", "http://127.0.0.1:1")
+    assert code == 2 and "notes.yaml:1: " in out

@@ -182,7 +182,9 @@ def repo(tmp_path: Path) -> Path:
     shutil.copy(FIX / "decimal-scale-changed" / "before.yaml", contracts / "orders.yaml")
     shutil.copy(FIX / "column-added" / "before.yaml", contracts / "orders_copy.yaml")
     shutil.copy(FIX / "format-changed" / "before.yaml", contracts / "shop.yaml")
-    (contracts / "settings.yml").write_text("retention: 7d\n")  # not a contract: skipped
+    hidden = contracts / ".config"  # hidden directories are not read
+    hidden.mkdir()
+    (hidden / "settings.yml").write_text("retention: 7d\n")
     git(tmp_path, "add", ".")
     git(tmp_path, "commit", "-q", "-m", "contracts")
     return tmp_path
