@@ -36,10 +36,13 @@ def serve(
     ] = None,
     api_key_env: Annotated[
         str | None,
-        typer.Option(help="environment variable holding the API key that writes (PUT) require"),
+        typer.Option(
+            help="environment variable holding the API key that writes require (PUT /contracts "
+            "and the embedded registry's writes; sent as X-API-Key or as basic-auth password)"
+        ),
     ] = None,
     read_requires_key: Annotated[
-        bool, typer.Option(help="require the API key for reads too")
+        bool, typer.Option(help="require the API key for reads too (the registry's included)")
     ] = False,
     cors_origin: Annotated[
         list[str] | None, typer.Option(help="allow this browser origin (CORS is off by default)")
