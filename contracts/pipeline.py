@@ -4,7 +4,8 @@ validate or normalize.
 Everything streams: messages are read lazily file by file, so memory stays bounded whatever the
 number of messages (inference keeps only per-column aggregates). ``validate`` and ``normalize``
 keep going past bad messages and record them in a :class:`Report` (``max_errors`` stops early);
-a file that cannot be read at all is recorded as unusable input and the next file is read.
+a damaged message (a malformed, truncated or non-UTF-8 line) is recorded as unusable input and
+the next message is read; so is a file that cannot be read at all, and the next file is read.
 
 Typical use::
 
@@ -31,18 +32,28 @@ from typing import Any, Final
 import orjson
 
 from contracts.contract import Contract
-from contracts.errors import ContractsError, InputError
+from contracts.errors import ContractsError, DetectionError, InputError
 from contracts.events import ChangeEvent, ControlRecord
 from contracts.formats import detect_format, get_format
 from contracts.formats.base import Format, Message, Violation
-from contracts.io import read_messages, sniff_kind
+from contracts.io import STDIN, ErrorSink, input_name, is_stdin, read_messages, sniff_kind
 
 MessageWrapper = Callable[[Iterator[Message]], Iterator[Message]]
 
 
+class ErrorLimitReached(Exception):
+    """Raised into a run when ``max_errors`` problems have been recorded (not an error)."""
+
+
 @dataclass
 class Report:
-    """What a validate or normalize run saw: counts, bad messages and unusable inputs."""
+    """What a validate or normalize run saw: counts, bad messages and unusable inputs.
+
+    ``problems`` are violations (a message that does not follow the contract, or cannot be
+    normalized); ``unusable`` are inputs that could not be read: a missing file, or a damaged
+    message in a file (a malformed, truncated or non-UTF-8 line), the rest of which is read.
+    ``on_unusable`` is told of each unusable input as it is found (e.g. to print it at once).
+    """
 
     messages: int = 0
     events: int = 0
@@ -51,6 +62,10 @@ class Report:
     bad_messages: int = 0
     unusable: list[ContractsError] = field(default_factory=list)
     stopped_early: bool = False
+    max_errors: int | None = None
+    on_unusable: Callable[[ContractsError], None] | None = field(
+        default=None, repr=False, compare=False
+    )
 
     @property
     def exit_code(self) -> int:
@@ -59,6 +74,29 @@ class Report:
             return 2
         return 1 if self.bad_messages else 0
 
+    @property
+    def errors(self) -> int:
+        """Problems and unusable inputs: what ``max_errors`` counts."""
+        return len(self.problems) + len(self.unusable)
+
+    def add_unusable(self, err: ContractsError) -> None:
+        """Record an input that could not be read; raises :class:`ErrorLimitReached` once
+        ``max_errors`` problems are recorded."""
+        self.unusable.append(err)
+        if self.on_unusable is not None:
+            self.on_unusable(err)
+        self._check_limit()
+
+    def add_problem(self, violation: Violation) -> None:
+        """Record a violation; raises :class:`ErrorLimitReached` at ``max_errors``."""
+        self.problems.append(violation)
+        self._check_limit()
+
+    def _check_limit(self) -> None:
+        if self.max_errors is not None and self.errors >= self.max_errors:
+            self.stopped_early = True
+            raise ErrorLimitReached
+
     def to_json(self) -> dict[str, object]:
         return {
             "messages": self.messages,
@@ -66,22 +104,54 @@ class Report:
             "controls": dict(sorted(self.controls.items())),
             "bad_messages": self.bad_messages,
             "problems": [p.to_json() for p in self.problems],
-            "unusable_input": [e.one_line() for e in self.unusable],
+            "unusable_input": [error_json(e) for e in self.unusable],
             "stopped_early": self.stopped_early,
         }
+
+
+def split_location(where: str | None) -> tuple[str, str | None]:
+    """An error's ``where`` as (location, JSON path): ``f.jsonl:3: $.payload`` and
+    ``f.jsonl:3 $.payload`` are both ``("f.jsonl:3", "$.payload")``."""
+    if not where:
+        return "", None
+    if where.startswith("$"):
+        return "", where
+    for separator in (": $", " $"):
+        cut = where.find(separator)
+        if cut >= 0:
+            return where[:cut], where[cut + len(separator) - 1 :]
+    return where, None
+
+
+def error_text(err: ContractsError) -> str:
+    """An error as one line, located the one way every command writes locations:
+    ``file:line: $.path: what``."""
+    location, path = split_location(err.where)
+    what = " ".join(err.what.split())
+    return ": ".join(part for part in (location, path, what) if part)
+
+
+def error_json(err: ContractsError) -> dict[str, str | None]:
+    """An unusable input as JSON: ``{where, path, message}`` (as a problem's fields)."""
+    location, path = split_location(err.where)
+    return {"where": location, "path": path, "message": " ".join(err.what.split())}
+
+
+Source = Callable[[ErrorSink | None], Iterable[Message]]
 
 
 @dataclass
 class Stream:
     """Input messages bound to a format: raw sources that are assembled lazily.
 
-    ``sources`` holds one iterable of raw messages per input (a file, or an in-memory batch);
-    :meth:`messages` assembles them with the format. With a ``report``, an input that fails
-    to read is recorded there and the next one is read; without, the error propagates.
+    ``sources`` holds one function per input (a file, or an in-memory batch) giving its raw
+    messages; :meth:`messages` assembles them with the format. With a ``report``, an input that
+    fails to read, or a damaged message in it, is recorded there and reading goes on (with the
+    next message, or the next input); without, the error propagates.
     """
 
     format: Format
-    sources: list[Callable[[], Iterable[Message]]]
+    sources: list[Source]
     wrap: MessageWrapper | None = None
 
     def messages(self, report: Report | None = None) -> Iterator[Message]:
@@ -89,18 +159,23 @@ class Stream:
         return self.wrap(stream) if self.wrap is not None else stream
 
     def _assembled(self, report: Report | None) -> Iterator[Message]:
+        on_error = report.add_unusable if report is not None else None
         for source in self.sources:
             try:
-                yield from self.format.assemble(source())
+                yield from self.format.assemble(source(on_error))
             except InputError as err:
                 if report is None:
                     raise
-                report.unusable.append(err)
+                report.add_unusable(err)
 
     @classmethod
     def from_messages(cls, fmt: Format, raw: Iterable[Message]) -> Stream:
         """A stream over raw messages already in memory (e.g. an API request body)."""
-        return cls(fmt, [lambda: raw])
+
+        def source(on_error: ErrorSink | None) -> Iterable[Message]:
+            return raw
+
+        return cls(fmt, [source])
 
 
 # --- opening inputs ---------------------------------------------------------------------------
@@ -124,22 +199,36 @@ def open_stream(
     *,
     wrap: MessageWrapper | None = None,
 ) -> Stream:
-    """A stream over input files; ``format_name`` None or ``auto`` detects the format."""
+    """A stream over input files (``-`` is standard input); ``format_name`` None or ``auto``
+    detects the format from the first file's leading messages."""
     if not paths:
         raise InputError("no input files")
+    if sum(1 for p in paths if is_stdin(p)) > 1:
+        raise InputError("is given more than once: standard input can be read once", STDIN)
     if format_name and format_name != "auto":
         fmt = get_format(format_name)
     else:
-        kind = input_kind(paths)
-        fmt = detect_format(read_messages([paths[0]], kind), kind, where=str(paths[0]))
-    sources: list[Callable[[], Iterable[Message]]] = [
-        _file_source(p, fmt.input_kind) for p in paths
-    ]
+        fmt = _detect(paths, input_kind(paths))
+    sources: list[Source] = [_file_source(p, fmt.input_kind) for p in paths]
     return Stream(fmt, sources, wrap)
 
 
-def _file_source(path: str | Path, kind: str) -> Callable[[], Iterable[Message]]:
-    return lambda: read_messages([path], kind)
+def _detect(paths: Sequence[str | Path], kind: str) -> Format:
+    """The format of the first file's leading messages; damaged ones are left out (they are
+    reported when the stream is read), unless nothing else is there to look at."""
+    damaged: list[InputError] = []
+    try:
+        return detect_format(
+            read_messages([paths[0]], kind, damaged.append), kind, where=input_name(paths[0])
+        )
+    except DetectionError:
+        if damaged:
+            raise damaged[0] from None
+        raise
+
+
+def _file_source(path: str | Path, kind: str) -> Source:
+    return lambda on_error: read_messages([path], kind, on_error)
 
 
 # --- validate and normalize -------------------------------------------------------------------
@@ -148,22 +237,27 @@ def _file_source(path: str | Path, kind: str) -> Callable[[], Iterable[Message]]
 def validate_stream(
     stream: Stream, contract: Contract, *, report: Report, max_errors: int | None = None
 ) -> Iterator[Violation]:
-    """Every violation of ``contract`` in the stream, in order (bad messages included)."""
+    """Every violation of ``contract`` in the stream, in order (bad messages included).
+
+    ``max_errors`` stops the run once that many problems (violations and unusable inputs) are
+    recorded, mid-message if need be; ``report.stopped_early`` then says so.
+    """
     fmt = stream.format
-    for message in stream.messages(report):
-        report.messages += 1
-        try:
-            found = fmt.validate(message, contract)
-        except ContractsError as err:
-            found = [_violation_of(err, message)]
-        if found:
-            report.bad_messages += 1
-            for violation in found:
-                report.problems.append(violation)
-                yield violation
-            if max_errors is not None and len(report.problems) >= max_errors:
-                report.stopped_early = True
-                return
+    report.max_errors = max_errors
+    try:
+        for message in stream.messages(report):
+            report.messages += 1
+            try:
+                found = fmt.validate(message, contract)
+            except ContractsError as err:
+                found = [_violation_of(err, message)]
+            if found:
+                report.bad_messages += 1
+                for violation in found:
+                    yield violation
+                    report.add_problem(violation)
+    except ErrorLimitReached:
+        return
 
 
 def normalize_stream(
@@ -173,34 +267,33 @@ def normalize_stream(
     report: Report,
     max_errors: int | None = None,
 ) -> Iterator[ChangeEvent]:
-    """Canonical change events; control records are counted, bad messages recorded and skipped."""
+    """Canonical change events; control records are counted, bad messages recorded and skipped
+    (``max_errors`` as for :func:`validate_stream`)."""
     fmt = stream.format
-    for message in stream.messages(report):
-        report.messages += 1
-        try:
-            normalized = fmt.normalize(message, contract)
-        except ContractsError as err:
-            report.bad_messages += 1
-            report.problems.append(_violation_of(err, message))
-            if max_errors is not None and report.bad_messages >= max_errors:
-                report.stopped_early = True
-                return
-            continue
-        for item in normalized:
-            if isinstance(item, ControlRecord):
-                report.controls[item.kind] += 1
-            else:
-                report.events += 1
-                yield item
+    report.max_errors = max_errors
+    try:
+        for message in stream.messages(report):
+            report.messages += 1
+            try:
+                normalized = fmt.normalize(message, contract)
+            except ContractsError as err:
+                report.bad_messages += 1
+                report.add_problem(_violation_of(err, message))
+                continue
+            for item in normalized:
+                if isinstance(item, ControlRecord):
+                    report.controls[item.kind] += 1
+                else:
+                    report.events += 1
+                    yield item
+    except ErrorLimitReached:
+        return
 
 
 def _violation_of(err: ContractsError, message: Message) -> Violation:
     """A raised error as a violation: ``where`` is the message, ``path`` the JSON path."""
-    where = err.where or ""
-    if where.startswith(message.where):
-        where = where[len(message.where) :].strip()
-    path = where if where.startswith("$") else "$"
-    return Violation(message.where, path, "undecodable", err.what)
+    _, path = split_location(err.where)
+    return Violation(message.where, path or "$", "undecodable", err.what)
 
 
 # --- writing events ---------------------------------------------------------------------------
