@@ -7,7 +7,7 @@ import json
 import sys
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any, NoReturn, TypeVar
+from typing import IO, Any, NoReturn, TypeVar
 
 from contracts.errors import ContractsError, InputError
 
@@ -19,10 +19,61 @@ class OutputMode(enum.StrEnum):
     json = "json"
 
 
+def error_line(err: ContractsError) -> str:
+    """``error: where: what``, located as everywhere else: ``file:line: $.path: what``."""
+    from contracts.pipeline import error_text
+
+    return f"error: {error_text(err)}"
+
+
 def fail_with(err: ContractsError) -> NoReturn:
     """Print ``error: where: what`` on stderr and exit with the error's exit code."""
-    sys.stderr.write(f"error: {err.one_line()}\n")
+    sys.stderr.write(error_line(err) + "\n")
     sys.exit(err.exit_code)
+
+
+def plural(count: int, noun: str, nouns: str | None = None) -> str:
+    """``1 message``, ``2 messages``."""
+    return f"{count} {noun if count == 1 else (nouns or noun + 's')}"
+
+
+def is_stdout(output: Path | None) -> bool:
+    """Whether an output option means standard output (not given, or ``-``)."""
+    return output is None or str(output) == "-"
+
+
+def guard_output_file(output: Path | None, inputs: Iterable[Path], flag: str) -> None:
+    """Refuse an output file before anything is read or written: one of the ``inputs`` (the
+    same file, however named: ``./a``, symlinks and hard links count), a directory, or a path
+    under something that is not a directory."""
+    if is_stdout(output):
+        return
+    assert output is not None
+    where = f"{flag} {output}"
+    if output.is_dir():
+        raise InputError("is a directory: give a file name", where)
+    target = output.resolve()
+    for parent in target.parents:
+        if parent.exists():
+            if not parent.is_dir():
+                raise InputError(f"{parent} is not a directory", where)
+            break
+    for given in inputs:
+        if str(given) == "-":
+            continue
+        if given.resolve() == target or _same_file(given, output):
+            raise InputError(
+                f"is {given}, which this run reads: writing there would destroy it; "
+                "choose another output file",
+                where,
+            )
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return a.samefile(b)
+    except OSError:
+        return False
 
 
 def guard_output_dir(
@@ -79,12 +130,26 @@ def print_json(value: Any) -> None:
 
 
 def write_output(text: str, output: Path | None) -> None:
-    """Write text to ``output`` or stdout."""
-    if output is None:
-        sys.stdout.write(text if text.endswith("\n") else text + "\n")
-    else:
+    """Write text to ``output`` (missing directories are created) or stdout (None or ``-``)."""
+    text = text if text.endswith("\n") else text + "\n"
+    if is_stdout(output):
+        sys.stdout.write(text)
+        return
+    assert output is not None
+    with open_output(output, "w") as sink:
+        sink.write(text)
+
+
+def open_output(output: Path, mode: str = "wb") -> IO[Any]:
+    """Open an output file for writing, creating missing directories; an OS error (no
+    permission, a full disk, a path under a file) is an :class:`InputError` naming it."""
+    try:
         output.parent.mkdir(parents=True, exist_ok=True)
-        output.write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
+        if "b" in mode:
+            return output.open(mode)
+        return output.open(mode, encoding="utf-8")
+    except OSError as err:
+        raise InputError(f"cannot be written: {err.strerror or err}", str(output)) from None
 
 
 def stderr_console() -> Any:

@@ -2,7 +2,9 @@
 checked against or normalized by them.
 
 Exit codes: 0 fine; 1 some message violates the contract or could not be normalized;
-2 unusable input (unreadable file, unknown or undetectable format, bad contract file).
+2 unusable input (unreadable file, a damaged message, unknown or undetectable format, bad
+contract file). A damaged message (a malformed, truncated or non-UTF-8 line) is reported where
+it is and the next one is read: nothing after it is lost.
 """
 
 from __future__ import annotations
@@ -10,11 +12,21 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Annotated, Any, Optional
+from typing import IO, TYPE_CHECKING, Annotated, Any, Final, Optional
 
 import typer
 
-from cli.common import OutputMode, print_json, progress, write_output
+from cli.common import (
+    OutputMode,
+    error_line,
+    guard_output_file,
+    is_stdout,
+    open_output,
+    plural,
+    print_json,
+    progress,
+    write_output,
+)
 
 if TYPE_CHECKING:
     from contracts.formats.base import Inference, Message
@@ -22,12 +34,19 @@ if TYPE_CHECKING:
 
 Files = Annotated[
     list[Path],
-    typer.Argument(help="input files: JSON lines/array/documents, kcat -J, CSV or DTS Avro"),
+    typer.Argument(
+        help="input files (- for standard input): JSON lines/array/documents, kcat -J, CSV or "
+        "DTS Avro"
+    ),
 ]
 Output = Annotated[OutputMode, typer.Option("--output", help="text or json")]
 MaxErrors = Annotated[
     Optional[int],  # noqa: UP045 - typer needs Optional here
-    typer.Option("--max-errors", min=1, help="stop after this many bad messages"),
+    typer.Option(
+        "--max-errors",
+        min=1,
+        help="stop after this many problems (violations and unusable messages)",
+    ),
 ]
 
 
@@ -43,6 +62,24 @@ def _progress(messages: Iterator[Message]) -> Iterator[Message]:
 
 def _err(line: str) -> None:
     sys.stderr.write(line + "\n")
+
+
+def _new_report() -> Report:
+    """A report that prints each unusable input (a damaged message, a missing file) at once."""
+    from contracts.pipeline import Report
+
+    return Report(on_unusable=lambda err: _err(error_line(err)))
+
+
+def _unusable_note(report: Report) -> str:
+    count = len(report.unusable)
+    return f"{plural(count, 'unusable input')} (errors above)" if count else ""
+
+
+def _stopped(report: Report) -> str:
+    if not report.stopped_early:
+        return ""
+    return f" (stopped at --max-errors {report.max_errors}: the rest of the input was not checked)"
 
 
 # --- infer ------------------------------------------------------------------------------------
@@ -67,26 +104,85 @@ def infer(
     ] = None,
     output: Output = OutputMode.text,
 ) -> None:
-    """Infer a contract from sample messages; report schema history and control records."""
-    from contracts.contract import dump_contract
+    """Infer a contract from sample messages; report schema history and control records.
+
+    A damaged message is reported and skipped: the contract is inferred from the others, and
+    the exit code is 2.
+    """
+    from contracts.contract import dump_contract, validate_name
+    from contracts.errors import ContractFileError, InputError
     from contracts.formats.base import InferOptions
     from contracts.pipeline import open_stream
 
+    if name is not None:
+        try:
+            validate_name(name)
+        except ContractFileError as err:
+            raise InputError(err.what, "--name") from None
+    guard_output_file(out, files, "--out")
     stream = open_stream(files, format, wrap=_progress)
+    report = _new_report()
     result = stream.format.infer(
-        stream.messages(), InferOptions(name=name, infer_types=infer_types, topic=topic)
+        stream.messages(report), InferOptions(name=name, infer_types=infer_types, topic=topic)
     )
+    named_after = None
+    if name is None and result.contract.name == stream.format.name:
+        result, named_after = _named_after_input(result, files)
     text = dump_contract(result.contract)
-    if out is not None:
+    if not is_stdout(out):
         write_output(text, out)
     if output is OutputMode.json:
-        print_json(_inference_json(stream.format.name, result))
-    elif out is None:
+        print_json(_inference_json(stream.format.name, result, report))
+    elif is_stdout(out):
         write_output(text, None)
-    _report_inference(stream.format.name, result, out)
+    _report_inference(stream.format.name, result, out, named_after)
+    if report.unusable:
+        _err(
+            f"{_unusable_note(report)}: the contract is inferred from the other "
+            f"{plural(result.messages, 'message')}"
+        )
+    raise typer.Exit(report.exit_code)
 
 
-def _inference_json(format_name: str, result: Inference) -> dict[str, Any]:
+#: Input file extensions left out of a contract name taken from a file name.
+_INPUT_SUFFIXES: Final = frozenset({".jsonl", ".ndjson", ".json", ".csv", ".avro", ".bin", ".txt"})
+
+
+def _named_after_input(result: Inference, files: list[Path]) -> tuple[Inference, str]:
+    """The inference with its contract (and table) named after the first input file.
+
+    Used when the messages name no table (CSV rows): the format's name, which the contract
+    would get otherwise, would be the same for every table.
+    """
+    import dataclasses
+    import re
+
+    from contracts.contract import Contract
+    from contracts.errors import InputError
+    from contracts.io import input_name, is_stdin
+
+    first = files[0]
+    stem = first.name
+    while Path(stem).suffix.lower() in _INPUT_SUFFIXES:
+        stem = Path(stem).stem
+    derived = re.sub(r"[^A-Za-z0-9_.\-]+", "_", stem).strip("_.-")
+    derived = re.sub(r"\.{2,}", ".", derived)[:200]
+    if is_stdin(first) or not derived:
+        raise InputError(
+            "the messages name no table, so the contract needs a name: pass --name NAME",
+            input_name(first),
+        )
+    data = result.contract.to_dict()
+    data["name"] = derived
+    if data["table"].get("name") == result.contract.name:
+        data["table"] = {**data["table"], "name": derived}
+    renamed = Contract.model_validate(data)
+    return dataclasses.replace(result, contract=renamed), first.name
+
+
+def _inference_json(format_name: str, result: Inference, report: Report) -> dict[str, Any]:
+    from contracts.pipeline import error_json
+
     return {
         "format": format_name,
         "messages": result.messages,
@@ -102,17 +198,28 @@ def _inference_json(format_name: str, result: Inference) -> dict[str, Any]:
         ],
         "controls": result.controls,
         "warnings": list(result.warnings),
+        "unusable_input": [error_json(e) for e in report.unusable],
     }
 
 
-def _report_inference(format_name: str, result: Inference, out: Path | None) -> None:
-    target = f" -> {out}" if out else ""
-    _err(f"inferred {result.contract.name} ({format_name}) from {result.messages} messages{target}")
+def _report_inference(
+    format_name: str, result: Inference, out: Path | None, named_after: str | None
+) -> None:
+    target = "" if is_stdout(out) else f" -> {out}"
+    _err(
+        f"inferred {result.contract.name} ({format_name}) from "
+        f"{plural(result.messages, 'message')}{target}"
+    )
+    if named_after:
+        _err(
+            f"note: the messages name no table; the contract is named after {named_after} "
+            "(pass --name to choose)"
+        )
     if len(result.history) > 1:
         _err(f"schema history: {len(result.history)} versions (the contract has the latest)")
         for v in result.history:
             _err(
-                f"  v{v.version}: {len(v.columns)} columns, {v.messages} messages, "
+                f"  v{v.version}: {len(v.columns)} columns, {plural(v.messages, 'message')}, "
                 f"first at {v.first_seen}"
             )
     if result.controls:
@@ -131,35 +238,43 @@ def validate(
     max_errors: MaxErrors = None,
     output: Output = OutputMode.text,
 ) -> None:
-    """Check messages against a contract: one line per violation; exit 1 if any."""
+    """Check messages against a contract: one line per violation; exit 1 if any, 2 if an input
+    (a file, or a damaged message in one) was unusable."""
     from contracts.contract import load_contract
-    from contracts.pipeline import Report, open_stream, validate_stream
+    from contracts.pipeline import error_json, open_stream, validate_stream
 
     loaded = load_contract(contract)
     stream = open_stream(files, loaded.format, wrap=_progress)
-    report = Report()
+    report = _new_report()
     for violation in validate_stream(stream, loaded, report=report, max_errors=max_errors):
         if output is OutputMode.text:
             sys.stdout.write(violation.one_line() + "\n")
-    _report_unusable(report)
     if output is OutputMode.json:
-        print_json({"contract": loaded.name, "valid": report.exit_code == 0, **report.to_json()})
-    verdict = (
-        f"{report.bad_messages} violate it ({len(report.problems)} violations)"
-        if report.bad_messages
-        else "all conform"
-    )
-    _err(f"{report.messages} messages checked against {loaded.name}: {verdict}{_stopped(report)}")
+        print_json(
+            {
+                "contract": loaded.name,
+                "valid": report.exit_code == 0,
+                "messages": report.messages,
+                "bad_messages": report.bad_messages,
+                "problems": [p.to_json() for p in report.problems],
+                "unusable_input": [error_json(e) for e in report.unusable],
+                "stopped_early": report.stopped_early,
+            }
+        )
+    _err(f"{plural(report.messages, 'message')} checked against {loaded.name}: {_verdict(report)}")
     raise typer.Exit(report.exit_code)
 
 
-def _stopped(report: Report) -> str:
-    return " (stopped early: --max-errors reached)" if report.stopped_early else ""
-
-
-def _report_unusable(report: Report) -> None:
-    for err in report.unusable:
-        _err(f"error: {err.one_line()}")
+def _verdict(report: Report) -> str:
+    parts = []
+    if report.bad_messages:
+        verb = "violates" if report.bad_messages == 1 else "violate"
+        parts.append(
+            f"{report.bad_messages} {verb} it ({plural(len(report.problems), 'violation')})"
+        )
+    if report.unusable:
+        parts.append(_unusable_note(report))
+    return "; ".join(parts or ["all conform"]) + _stopped(report)
 
 
 # --- normalize --------------------------------------------------------------------------------
@@ -181,19 +296,22 @@ def normalize(
     ] = None,
     max_errors: MaxErrors = None,
 ) -> None:
-    """Write one canonical change event per line; control records are counted on stderr."""
+    """Write one canonical change event per line; control records are counted on stderr.
+
+    A message that cannot be normalized, or a damaged one, is reported and skipped.
+    """
     from contracts.contract import load_contract
     from contracts.errors import InputError
-    from contracts.pipeline import Report, open_stream
+    from contracts.pipeline import open_stream
 
+    guard_output_file(out, [*files, *([contract] if contract is not None else [])], "--out")
     loaded = load_contract(contract) if contract is not None else None
     if loaded is not None and format not in (None, "auto", loaded.format):
         raise InputError(f"--format {format} contradicts the contract's format {loaded.format}")
     stream = open_stream(files, loaded.format if loaded else format, wrap=_progress)
-    report = Report()
-    if out is not None:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        with out.open("wb") as sink:
+    report = _new_report()
+    if out is not None and not is_stdout(out):
+        with open_output(out) as sink:
             _write_events(stream, loaded, report, max_errors, sink)
     else:
         _write_events(stream, loaded, report, max_errors, sys.stdout.buffer)
@@ -219,9 +337,10 @@ def _write_events(
 
 
 def _report_normalize(report: Report) -> None:
-    _report_unusable(report)
     controls = ", ".join(f"{k} {n}" for k, n in sorted(report.controls.items())) or "none"
+    unusable = f", {_unusable_note(report)}" if report.unusable else ""
     _err(
-        f"normalized {report.messages} messages: {report.events} change events, "
-        f"control records: {controls}, bad messages: {report.bad_messages}{_stopped(report)}"
+        f"normalized {plural(report.messages, 'message')}: "
+        f"{plural(report.events, 'change event')}, control records: {controls}, "
+        f"bad messages: {report.bad_messages}{unusable}{_stopped(report)}"
     )

@@ -10,7 +10,7 @@ from typing import Annotated
 
 import typer
 
-from cli.common import write_output
+from cli.common import guard_output_file, write_output
 from contracts.errors import InputError
 
 
@@ -57,6 +57,7 @@ def render(
     from contracts.contract import Contract
     from contracts.render import load_schema_input, render_contract, render_schema
 
+    guard_output_file(output, [input_path], "--output")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         loaded = load_schema_input(input_path)
