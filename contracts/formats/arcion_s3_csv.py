@@ -196,11 +196,10 @@ class ArcionS3Csv(Format):
             row = parse_row(cells, names, where)
         except InputError as err:
             return [Violation(where, path_of(err), "envelope", err.what)]
-        mode = str(contract.option("mode", "snapshot"))
         found: list[Violation] = []
-        shape = "snapshot" if row.op == "r" else "realtime"
-        if shape not in mode:
-            found.append(Violation(where, "$", "envelope", f"a {shape} row in a {mode} contract"))
+        mismatch = _mode_mismatch(row, contract)
+        if mismatch:
+            found.append(Violation(where, "$", "envelope", mismatch))
         codec = RowCodec.of(contract)
         index = {n: i for i, n in enumerate(names)}
         for image, offset in ((row.before, 1), (row.after, 0)):
@@ -220,6 +219,9 @@ class ArcionS3Csv(Format):
             x = (len(cells) - 3) // 3 if is_realtime_shape(cells) else len(cells)
             names = [f"col_{i + 1}" for i in range(x)]
         row = parse_row(cells, names, message.where)
+        mismatch = _mode_mismatch(row, contract) if contract is not None else None
+        if mismatch:
+            raise InputError(mismatch, f"{message.where} $")
         codec = RowCodec.of(contract) if contract is not None else None
         before = decode_located(codec, row.before, "$", message.where)
         after = decode_located(codec, row.after, "$", message.where)
@@ -235,6 +237,14 @@ class ArcionS3Csv(Format):
                 position=scalar_position(row.cursor),
             )
         ]
+
+
+def _mode_mismatch(row: CsvRow, contract: Contract) -> str | None:
+    """Why ``row`` does not fit the contract's ``mode`` (snapshot, realtime or both), or None:
+    validate reports it, normalize refuses the row."""
+    mode = str(contract.option("mode", "snapshot"))
+    shape = "snapshot" if row.op == "r" else "realtime"
+    return None if shape in mode else f"a {shape} row in a {mode} contract"
 
 
 def _cells(message: Message) -> list[str]:
