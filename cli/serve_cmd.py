@@ -81,6 +81,9 @@ def serve(
     if registry_db is not None:
         values["registry_db"] = registry_db
     settings = Settings(**values)  # type: ignore[arg-type]
+    if settings.embedded_registry:
+        _check_registry_db(settings.registry_db, registry_db is not None)
+    _check_port_free(host, port)
     if read_requires_key and settings.api_key() is None:
         raise ContractsError(
             "--read-requires-key needs --api-key-env VAR with VAR set to the key", "serve"
@@ -93,8 +96,71 @@ def serve(
         "timeout_graceful_shutdown": 5,
     }
     if workers == 1:
-        uvicorn.run(create_app(settings), **options)
+        import sqlite3
+
+        try:
+            app = create_app(settings)
+        except sqlite3.Error as err:  # e.g. a directory SQLite may not write in
+            raise ContractsError(
+                f"cannot open the registry database: {err}", str(settings.registry_db)
+            ) from None
+        uvicorn.run(app, **options)
         return
     # worker processes import the app: the factory reads these settings back
     os.environ[SETTINGS_ENV] = settings.model_dump_json()
     uvicorn.run("api.main:create_app_from_environment", factory=True, workers=workers, **options)
+
+
+#: The first bytes of every SQLite 3 database file.
+_SQLITE_MAGIC = b"SQLite format 3\x00"
+
+
+def _check_registry_db(path: Path, given: bool) -> None:
+    """Refuse a registry database path SQLite cannot use, before the server starts: a
+    directory, a path under a file, or a file that is not an SQLite database."""
+    from contracts.errors import InputError
+
+    where = f"--registry-db {path}" if given else f"registry database {path}"
+    if path.is_dir():
+        raise InputError("is a directory: give an SQLite file name", where)
+    for parent in path.resolve().parents:
+        if parent.exists():
+            if not parent.is_dir():
+                raise InputError(f"{parent} is not a directory", where)
+            break
+    if path.exists():
+        try:
+            with path.open("rb") as handle:
+                head = handle.read(len(_SQLITE_MAGIC))
+        except OSError as err:
+            raise InputError(f"cannot be read: {err.strerror or err}", where) from None
+        if head and head != _SQLITE_MAGIC:
+            raise InputError("is not an SQLite database (the embedded registry's file)", where)
+
+
+def _check_port_free(host: str, port: int) -> None:
+    """Refuse a port something already listens on (uvicorn would log it and exit 1)."""
+    import errno
+    import socket
+
+    from contracts.errors import InputError
+
+    if port == 0:
+        return
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except socket.gaierror as err:
+        raise InputError(f"cannot listen on host {host!r}: {err.strerror}", "--host") from None
+    family, kind, proto, _, address = infos[0]
+    with socket.socket(family, kind, proto) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn binds
+        try:
+            probe.bind(address)
+        except OSError as err:
+            if err.errno == errno.EADDRINUSE:
+                raise InputError(
+                    f"port {port} is in use on {host}: stop what listens there, or pass --port N"
+                ) from None
+            raise InputError(
+                f"cannot listen on {host}:{port}: {err.strerror or err}", "--port"
+            ) from None
