@@ -234,6 +234,7 @@ def pull_cmd(
     """Write contract files rebuilt from the contracts carried in registered schemas."""
     from registry_sync.sync import pull
 
+    _check_out_dir(out_dir)
     with _client(
         url,
         basic_auth,
@@ -252,6 +253,21 @@ def pull_cmd(
     rows: list[list[Any]] = [[str(p), "written"] for p in report.written]
     rows += [[s, f"skipped: {why}"] for s, why in report.skipped]
     table(f"registry pull: {url}", ["file / subject", "result"], rows)
+
+
+def _check_out_dir(out_dir: Path) -> None:
+    """``--out`` must be a directory, or a path where one can be made (checked before any
+    request)."""
+    from contracts.errors import InputError
+
+    where = f"--out {out_dir}"
+    if out_dir.exists() and not out_dir.is_dir():
+        raise InputError("is a file: give a directory for the contract files", where)
+    for parent in out_dir.resolve().parents:
+        if parent.exists():
+            if not parent.is_dir():
+                raise InputError(f"{parent} is not a directory", where)
+            break
 
 
 def _summary(values: list[str]) -> None:
