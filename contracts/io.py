@@ -379,8 +379,9 @@ def _json_documents(
     """Concatenated (pretty-printed) documents, and single-line ones between them.
 
     A damaged document is reported and skipped up to the next line that opens one in column 0.
-    A line opening a document in column 0 while another is still open (and is indented, or
-    does not continue an array) ends the open one: it was truncated.
+    A line opening an object in column 0 while a document is still open ends the open one (it
+    was truncated), unless the open one is not indented and its last line asks for a value
+    (ends in ``[``, ``,`` or ``:``).
     """
     decoder = json.JSONDecoder()
     buffer = ""
@@ -410,7 +411,7 @@ def _json_documents(
                 yield message
                 continue
             start_line, indented = lineno, False
-        elif raw[:1] == b"{" and (indented or not last.endswith((b"[", b","))):
+        elif raw[:1] == b"{" and (indented or not last.endswith((b"[", b",", b":"))):
             where = f"{name}:{start_line}"
             what = (
                 f"truncated JSON: the document is cut off before line {lineno}, which opens another"

@@ -157,9 +157,10 @@ def test_a_truncated_pretty_document_ends_where_the_next_one_starts() -> None:
     )
 
 
-def test_unindented_documents_with_objects_in_arrays_still_parse() -> None:
+def test_unindented_documents_with_objects_in_column_0_still_parse() -> None:
     data = b'{\n"a": [\n{\n"b": 2\n},\n{\n"b": 3\n}\n]\n}\n{\n"a": 1\n}\n'
     assert read(data) == (["in.jsonl:1", "in.jsonl:11"], [])
+    assert read(b'{\n"a":\n{"b": 1}}\n{\n"a": 2\n}\n') == (["in.jsonl:1", "in.jsonl:4"], [])
 
 
 def test_an_array_yields_its_elements_up_to_the_damage() -> None:
