@@ -7,7 +7,6 @@ uvicorn, the registry client) are imported inside the commands that need them, s
 
 from __future__ import annotations
 
-import contextlib
 import importlib
 import os
 import sys
@@ -72,10 +71,6 @@ def main() -> None:
     except KeyboardInterrupt:
         sys.stderr.write("interrupted\n")
         sys.exit(130)
-    except BrokenPipeError:  # e.g. `cdc-contracts normalize … | head`: the reader went away
-        with contextlib.suppress(OSError, ValueError):  # no flush error at exit
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        sys.exit(141)
     except OSError as err:  # a file the user named cannot be read or written
         what = err.strerror or str(err)
         sys.stderr.write(f"error: {err.filename}: {what}\n" if err.filename else f"error: {what}\n")
