@@ -52,6 +52,22 @@ class CompatibilityLevel(enum.StrEnum):
         return self.value.startswith(("FORWARD", "FULL"))
 
 
+class _Origin:
+    """Where a contract was read from: not part of the contract (two contracts with the same
+    content are equal whichever files they came from), so every origin equals every other."""
+
+    __slots__ = ("path",)
+
+    def __init__(self, path: str | None = None) -> None:
+        self.path = path
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Origin)
+
+    def __hash__(self) -> int:
+        return 0
+
+
 class TableRef(BaseModel):
     """Where the rows come from: database (or catalog), schema and table name."""
 
@@ -82,7 +98,7 @@ class Contract(BaseModel):
     columns: tuple[dict[str, Any], ...]
 
     _row: ConnectSchema = PrivateAttr()
-    _source: str | None = PrivateAttr(default=None)
+    _origin: _Origin = PrivateAttr(default_factory=lambda: _Origin())
 
     @field_validator("columns")
     @classmethod
@@ -147,12 +163,12 @@ class Contract(BaseModel):
     @property
     def source(self) -> str | None:
         """The file the contract was read from (None when built in memory)."""
-        return self._source
+        return self._origin.path
 
     def where(self, key: str) -> str:
         """A location for an error about ``key`` (``options.source``): with the file, when the
         contract was read from one."""
-        return f"{self._source}: {key}" if self._source else key
+        return f"{self.source}: {key}" if self.source else key
 
     def with_columns(self, columns: list[ConnectSchema]) -> Contract:
         """A copy with new columns (Connect field schemas)."""
@@ -338,8 +354,13 @@ def parse_contract(text: str, source: str = "<contract>") -> Contract:
             msg = f"missing required key {loc[-1]!r}"
         raise ContractFileError(f"{dotted}: {msg}", where) from None
     _check_format(contract, node, source)
-    contract._source = source
+    remember_source(contract, source)
     return contract
+
+
+def remember_source(contract: Contract, source: str) -> None:
+    """Record the file ``contract`` was read from (its derive errors name it)."""
+    contract._origin = _Origin(source)
 
 
 def _check_format(contract: Contract, node: yaml.Node | None, source: str) -> None:

@@ -16,6 +16,7 @@ import base64
 import binascii
 import datetime as dt
 import decimal
+import struct
 import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -80,6 +81,22 @@ class LogicalType:
 
 
 # --- decoders ---------------------------------------------------------------------------------
+
+
+#: The largest finite float32; a double beyond it may still round to it (see :func:`as_float32`).
+FLOAT32_MAX: Final = 3.4028234663852886e38
+
+
+def as_float32(number: float, value: Any) -> float:
+    """``number`` (the double read from ``value``) when a float32 column holds it: the cast to
+    float32 (what Spark and Java do) must not overflow to infinity."""
+    if -FLOAT32_MAX <= number <= FLOAT32_MAX or number != number:  # the common case, and NaN
+        return number
+    try:
+        struct.pack("<f", number)  # rounds as a C cast does; raises where that overflows
+    except OverflowError:
+        raise _fail(value, "a number in the float range") from None
+    return number
 
 
 def _fail(value: Any, what: str) -> DecodeError:
@@ -713,11 +730,15 @@ def decode_base(value: Any, schema: ConnectSchema) -> Any:
     if t == "string":
         return _string(value, schema)
     if t in ("float", "double"):
-        if isinstance(value, int | float) and not isinstance(value, bool):
-            return float(value)
-        if value in ("NaN", "Infinity", "-Infinity"):
-            return float(value)
-        raise _fail(value, "a number")
+        if (isinstance(value, int | float) and not isinstance(value, bool)) or value in (
+            "NaN",
+            "Infinity",
+            "-Infinity",
+        ):
+            number = float(value)
+        else:
+            raise _fail(value, "a number")
+        return as_float32(number, value) if t == "float" else number
     if t == "boolean":
         if isinstance(value, bool):
             return value

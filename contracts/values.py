@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from contracts.errors import DecodeError
-from contracts.logical import decode_base, fast_decoder, lookup
+from contracts.logical import FLOAT32_MAX, decode_base, fast_decoder, lookup
 from contracts.schema import ConnectSchema, json_kind
 
 ValueDecoder = Callable[[Any, str], Any]
@@ -67,12 +67,13 @@ def compile_decoder(schema: ConnectSchema) -> ValueDecoder:
 
         return decode_logical
 
-    bounds = _INT_BOUNDS.get(schema.type)
+    bounds = _INT_BOUNDS.get(schema.type) or _FLOAT32_BOUNDS.get(schema.type)
     if bounds is not None:
         low, high = bounds
+        kind = type(low)
 
         def decode_int(value: Any, path: str) -> Any:
-            if type(value) is int and low <= value <= high:
+            if type(value) is kind and low <= value <= high:
                 return value
             if value is None:
                 if nullable:
@@ -93,13 +94,13 @@ def compile_decoder(schema: ConnectSchema) -> ValueDecoder:
 
 
 #: Connect types whose wire value passes unchanged when it has exactly this Python type
-#: (ints still go through the range check; see decode_base).
+#: (ints and float32 still go through a range check; see decode_base).
 _EXACT_PY_TYPES: dict[str, type] = {
     "string": str,
     "boolean": bool,
     "double": float,
-    "float": float,
 }
+_FLOAT32_BOUNDS: dict[str, tuple[float, float]] = {"float": (-FLOAT32_MAX, FLOAT32_MAX)}
 _INT_BOUNDS: dict[str, tuple[int, int]] = {
     "int8": (-(2**7), 2**7 - 1),
     "int16": (-(2**15), 2**15 - 1),
@@ -222,6 +223,8 @@ def _inline_check(schema: ConnectSchema, var: str) -> str | None:
     """Source of a condition that is False when ``var`` needs no decoding (None: always decode)."""
     if lookup(schema) is not None:
         return None
+    if schema.type == "float":  # a float32 column: a double beyond its range is checked
+        return f"type({var}) is not float or not -{FLOAT32_MAX!r} <= {var} <= {FLOAT32_MAX!r}"
     exact = _EXACT_PY_TYPES.get(schema.type)
     if exact is not None:
         return f"type({var}) is not {exact.__name__}"

@@ -46,6 +46,7 @@ class ArcionS3Csv(ArcionS3Json):
     """Arcion S3 CSV rows, reshaped into Arcion S3 JSON's wire struct and decoded as such."""
 
     null_text = "NULL"
+    object_messages = False
 
     def parse(self, text: Column, ctx: Context) -> Column:
         width = 3 * len(column_names(ctx.contract)) + 4
@@ -78,6 +79,7 @@ class ArcionS3Csv(ArcionS3Json):
                 f"has neither {x} cells (snapshot) nor {3 * x + 3} (realtime)",
                 ~shaped & ~header,
             ),
+            *self.mode_problems(snapshot, realtime, header, ctx),
             *[p.gated(shaped & ~header) for p in inner.problems],
         ]
         c = ctx.contract.table_id
@@ -88,6 +90,19 @@ class ArcionS3Csv(ArcionS3Json):
             control=F.when(header, F.lit("other")),
             problems=tuple(problems),
         )
+
+    @staticmethod
+    def mode_problems(
+        snapshot: Column, realtime: Column, header: Column, ctx: Context
+    ) -> list[Problem]:
+        """A row of a shape the contract's ``mode`` (snapshot, realtime or both) does not
+        allow, as the Python decoder refuses it."""
+        mode = str(ctx.contract.option("mode", "snapshot"))
+        return [
+            Problem("$", f"a {shape} row in a {mode} contract", is_shape & ~header)
+            for shape, is_shape in (("snapshot", snapshot), ("realtime", realtime))
+            if shape not in mode
+        ]
 
     @staticmethod
     def header(

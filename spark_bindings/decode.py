@@ -13,9 +13,10 @@ from pyspark.sql import functions as F
 
 from contracts.contract import Contract
 from contracts.errors import UnknownFormatError
+from contracts.formats._typing import TEXT_WHITESPACE
 from spark_bindings.context import Context
 from spark_bindings.expressions import Problem, problem_text
-from spark_bindings.feed import PARSED_COL, Feed, finish
+from spark_bindings.feed import CANONICAL, CONTROL_COL, ERROR_COL, PARSED_COL, Feed, finish
 from spark_bindings.frame import Frame, StepCache, replay
 from spark_bindings.json_formats import JSON_DECODERS, JsonDecoder
 from spark_bindings.schema import as_contract, quoted
@@ -29,6 +30,10 @@ NOT_TEXT_COL = "__cdc_not_text"
 #: Working column: why the message did not parse, with JSON paths (null when it parsed).
 REPORT_COL = "__cdc_parse_report"
 NOT_UTF8: Final = "is not UTF-8 text (an invalid byte sequence)"
+#: Working columns: the message goes on after its JSON object; its parse failed.
+TRAILING_COL = "__cdc_trailing"
+PARSE_FAILED_COL = "__cdc_parse_failed"
+TRAILING: Final = "is not valid JSON (content after the document)"
 
 #: The recorded steps of recent JSON decodes, per contract and input columns.
 _STEPS = StepCache()
@@ -65,6 +70,7 @@ def decode_changes(
     from spark_bindings.avro import decode_avro, wants_avro
 
     _check_options(options)
+    _check_column_names(df, value_col, key_col)
     ctx = Context(as_contract(contract))
     name = ctx.contract.format
     if wants_avro(ctx.contract, options):
@@ -108,6 +114,19 @@ def _check_options(options: dict[str, Any]) -> None:
             close = difflib.get_close_matches(name, known, n=1)
             hint = f" (did you mean {close[0]!r}?)" if close else ""
             raise TypeError(f"decode_changes() got an unexpected keyword argument {name!r}{hint}")
+
+
+def _check_column_names(df: DataFrame, value_col: str, key_col: str) -> None:
+    """An input column passed through under the name of a feed column would make two columns
+    of one name (and Spark refuse every later reference to it)."""
+    ours = {*CANONICAL, CONTROL_COL, ERROR_COL}
+    clash = [c for c in passthrough_columns(df, value_col, key_col) if c in ours]
+    if clash:
+        names = ", ".join(repr(c) for c in clash)
+        raise ValueError(
+            f"input column(s) {names} have the name of a change-feed column: rename or drop "
+            f"them first (e.g. df.withColumnRenamed({clash[0]!r}, 'input_{clash[0]}'))"
+        )
 
 
 def passthrough_columns(df: DataFrame | Frame, value_col: str, key_col: str) -> list[str]:
@@ -174,7 +193,7 @@ def decode_json_frame(
     # The decoder's working columns (generated code), then the parse; the raw value is not
     # carried past the parse (every later stage would copy it), only whether it was present.
     prepared = decoder.prepare(
-        df.select("*", F.col(quoted(value_col)).isNotNull().alias(PRESENT_COL)), text, ctx
+        df.select("*", _present(decoder, F.col(quoted(value_col))).alias(PRESENT_COL)), text, ctx
     )
     carried = [c for c in df.columns if c != value_col] + [PRESENT_COL]
     parse_expr = decoder.parse(text, ctx)
@@ -186,6 +205,7 @@ def decode_json_frame(
         *[v.alias(k) for k, v in early.items()],
         *([report.alias(REPORT_COL)] if report is not None else []),
         F.coalesce(~decoder.utf8(text, ctx), F.lit(False)).alias(NOT_TEXT_COL),
+        _trailing(decoder, text).alias(TRAILING_COL),
     )
     parsed = decoder.explode(parsed, F.col(PARSED_COL), ctx)
     j = F.col(PARSED_COL)
@@ -196,16 +216,23 @@ def decode_json_frame(
         assert list(early) == list(ctx.texts), "texts staged in a different order"
     elif ctx.texts:
         parsed = parsed.select("*", *[v.alias(k) for k, v in ctx.texts.items()])
-    not_text = F.col(NOT_TEXT_COL)
+    not_text, trailing = F.col(NOT_TEXT_COL), F.col(TRAILING_COL)
+    parse_failed = F.coalesce(parse.condition, F.lit(False))
     parsed = parsed.select(
         "*",
         *[v.alias(k) for k, v in ctx.staged.items()],
-        (F.coalesce(parse.condition, F.lit(False)) | not_text).alias(UNPARSED_COL),
+        (parse_failed | not_text | trailing).alias(UNPARSED_COL),
+        parse_failed.alias(PARSE_FAILED_COL),
     )
     said = problem_text(parse)
     if report is not None:
         said = F.coalesce(F.col(REPORT_COL), said)
-    said = F.when(not_text, F.lit(f"$: {NOT_UTF8}")).otherwise(said)
+    # bytes first, then what the parse found; text after a document that parsed last
+    said = (
+        F.when(not_text, F.lit(f"$: {NOT_UTF8}"))
+        .when(~F.col(PARSE_FAILED_COL) & trailing, F.lit(f"$: {TRAILING}"))
+        .otherwise(said)
+    )
     parse = Problem("", said, F.col(UNPARSED_COL))  # the text names its own paths
     tombstone = ~present
     feed = Feed(
@@ -229,6 +256,25 @@ def decode_json_frame(
         key_type=ctx.key_type,
         row_type=ctx.row_type,
     )
+
+
+def _present(decoder: JsonDecoder, value: Column) -> Column:
+    """Whether a message is there: a null value is a tombstone, and so are an empty one and
+    JSON ``null`` for a JSON format (as Kafka's JsonConverter and the Python decoder read
+    them)."""
+    if not decoder.object_messages:
+        return value.isNotNull()
+    return value.isNotNull() & ~value.cast("string").isin("", "null")
+
+
+def _trailing(decoder: JsonDecoder, text: Column) -> Column:
+    """Whether a message meant to be one JSON object goes on after it (Spark's parser stops at
+    the first value and would silently ignore the rest). Only a text that does not end with
+    ``}`` is caught: ``{..}{..}`` is not (see docs/spark.md, Known differences)."""
+    if not decoder.object_messages:
+        return F.lit(False)
+    end = F.rtrim(text, F.lit(TEXT_WHITESPACE))
+    return F.coalesce(~F.endswith(end, F.lit("}")), F.lit(False))
 
 
 def _texts_over_parse(

@@ -25,6 +25,7 @@ from pyspark.sql.types import (
     ArrayType,
     DataType,
     DecimalType,
+    DoubleType,
     MapType,
     StructField,
     StructType,
@@ -275,9 +276,10 @@ def zoned_text_timestamp(text: Column) -> Column:
     # Debezium writes every ZonedTimestamp in UTC ("…Z"): that test is a byte compare, the
     # offset pattern a scan of the whole text
     has_zone = trimmed.endswith(F.lit("Z")) | trimmed.rlike(_ZONE_TEXT)
-    return F.when(has_zone, trimmed.try_cast("timestamp")).otherwise(
+    value = F.when(has_zone, trimmed.try_cast("timestamp")).otherwise(
         F.concat(F.regexp_replace(trimmed, " ", "T"), F.lit("Z")).try_cast("timestamp")
     )
+    return in_timestamp_range(value)
 
 
 _TIME_TEXT: Final = r"^(\d{1,2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?$"
@@ -337,6 +339,8 @@ def json_wire_type(schema: ConnectSchema, wire: DataType) -> DataType:
     view) with every Decimal a ``VariantType``."""
     if variant_wire(schema):
         return VariantType()
+    if schema.type == "float" and lookup(schema) is None:
+        return DoubleType()  # narrowed by the decode, which refuses what overflows a float
     if isinstance(wire, StructType) and schema.type == "struct":
         return StructType(
             [
@@ -397,11 +401,36 @@ def _significant_digits(number: Column) -> Column:
     return F.trim(F.regexp_replace(number, r"[eE].*|[^0-9]", ""), F.lit("0"))
 
 
-def _by_unit(unit_to_micros: Callable[[Column], Column]) -> JsonRule:
+#: The instants Python's datetime holds (0001-01-01 to 9999-12-31T23:59:59.999999 UTC), as
+#: microseconds since the epoch: the core refuses the others, and so does the Spark decode.
+MIN_MICROS: Final = -62_135_596_800_000_000
+MAX_MICROS: Final = 253_402_300_799_999_999
+#: The same range as days since the epoch (for Date).
+MIN_DAYS: Final = -719_162
+MAX_DAYS: Final = 2_932_896
+
+
+def _by_unit(unit: str) -> JsonRule:
+    """An epoch count in ``unit`` → timestamp, null outside the range (checked on the count
+    itself, before a multiplication that would overflow in ANSI mode and fail the job)."""
+    to_micros, bounds = _MICROS[unit], _EPOCH_RANGE[unit]
+
     def rule(wire: Column, _schema: ConnectSchema, _target: DataType) -> Column:
-        return F.timestamp_micros(unit_to_micros(wire))
+        value = F.timestamp_micros(to_micros(wire))
+        return value if bounds is None else F.when(wire.between(*bounds), value)
 
     return rule
+
+
+def _date_rule(wire: Column, _schema: ConnectSchema, _target: DataType) -> Column:
+    """Epoch days → date, null outside the years 1-9999."""
+    return F.when(wire.between(MIN_DAYS, MAX_DAYS), F.date_from_unix_date(wire))
+
+
+def in_timestamp_range(value: Column) -> Column:
+    """``value`` (a timestamp) where Python's datetime can hold it, else null."""
+    low, high = F.timestamp_micros(F.lit(MIN_MICROS)), F.timestamp_micros(F.lit(MAX_MICROS))
+    return F.when(value.between(low, high), value)
 
 
 def _time_rule(unit_to_micros: Callable[[Column], Column]) -> JsonRule:
@@ -425,24 +454,32 @@ def _is_big_number(wire: Column) -> Column:
 
 
 _MICROS: Final[Mapping[str, Callable[[Column], Column]]] = {
-    "millis": lambda c: c * F.lit(1000),
+    # a long first: Connect's Time is an int32 of millis, and int32 * 1000 overflows (ANSI
+    # mode fails the job) from 00:00:02.148 on
+    "millis": lambda c: c.cast("long") * F.lit(1000),
     "micros": lambda c: c,
     "nanos": lambda c: floor_div(c, 1000),
+}
+#: The epoch counts in each unit that fall in the years 1-9999 (nanos: every long does).
+_EPOCH_RANGE: Final[Mapping[str, tuple[int, int] | None]] = {
+    "millis": (-(-MIN_MICROS // 1000), MAX_MICROS // 1000),
+    "micros": (MIN_MICROS, MAX_MICROS),
+    "nanos": None,
 }
 
 #: Schema name → how its JSON wire value becomes the decoded Spark value.
 JSON_RULES: Final[Mapping[str, JsonRule]] = {
     "org.apache.kafka.connect.data.Decimal": _decimal_rule,
-    "org.apache.kafka.connect.data.Date": lambda w, _s, _t: F.date_from_unix_date(w),
-    "io.debezium.time.Date": lambda w, _s, _t: F.date_from_unix_date(w),
+    "org.apache.kafka.connect.data.Date": _date_rule,
+    "io.debezium.time.Date": _date_rule,
     "org.apache.kafka.connect.data.Time": _time_rule(_MICROS["millis"]),
     "io.debezium.time.Time": _time_rule(_MICROS["millis"]),
     "io.debezium.time.MicroTime": _time_rule(_MICROS["micros"]),
     "io.debezium.time.NanoTime": _time_rule(_MICROS["nanos"]),
-    "org.apache.kafka.connect.data.Timestamp": _by_unit(_MICROS["millis"]),
-    "io.debezium.time.Timestamp": _by_unit(_MICROS["millis"]),
-    "io.debezium.time.MicroTimestamp": _by_unit(_MICROS["micros"]),
-    "io.debezium.time.NanoTimestamp": _by_unit(_MICROS["nanos"]),
+    "org.apache.kafka.connect.data.Timestamp": _by_unit("millis"),
+    "io.debezium.time.Timestamp": _by_unit("millis"),
+    "io.debezium.time.MicroTimestamp": _by_unit("micros"),
+    "io.debezium.time.NanoTimestamp": _by_unit("nanos"),
     "io.debezium.time.ZonedTimestamp": lambda w, _s, _t: zoned_text_timestamp(w),
     "io.debezium.data.VariableScaleDecimal": lambda w, _s, _t: variable_scale_decimal(w),
     "com.xxx.cdc.data.Decimal": _decimal_text_rule,
@@ -464,7 +501,7 @@ _FAILURE: Final[Mapping[str, str]] = {
     "int16": "is not an integer in the int16 range",
     "int32": "is not an integer in the int32 range",
     "int64": "is not an integer in the int64 range",
-    "float": "is not a number",
+    "float": "is not a number in the float range",
     "double": "is not a number",
     "bytes": "is not encodable as bytes",
     "year": "is not a year",
@@ -490,6 +527,9 @@ def decode_json_value(
     if schema.type == "bytes":
         value = padded_base64(wire)
         return Decoded(value, (failed(wire, value, path, "is not valid base64"),))
+    if schema.type == "float":
+        value = narrowed_float(wire)
+        return Decoded(value, (failed(wire, value, path, _FAILURE["float"]),))
     if schema.type == "struct":
         return decode_struct(wire, schema, target, path, decode_json_value)
     if schema.type == "array":
@@ -564,6 +604,14 @@ class TextRule:
     strips: bool = True
 
 
+def narrowed_float(number: Column) -> Column:
+    """A double as a float, null where the float would overflow to infinity (a double that
+    is infinite itself stays so)."""
+    narrowed = number.cast("float")
+    overflow = (F.abs(narrowed) == F.lit(float("inf"))) & (F.abs(number) != F.lit(float("inf")))
+    return F.when(~overflow, narrowed)
+
+
 def _text_bool(text: Column, d: TextDialect) -> Column:
     if d.lower_booleans:
         text = F.lower(text)
@@ -636,7 +684,7 @@ def text_rule(schema: ConnectSchema, target: DataType, d: TextDialect) -> TextRu
         "int16": TextRule(lambda t: _text_int(t, target)),
         "int32": TextRule(lambda t: _text_int(t, target)),
         "int64": TextRule(lambda t: _text_int(t, target)),
-        "float": TextRule(lambda t: t.try_cast(target)),
+        "float": TextRule(lambda t: narrowed_float(t.try_cast("double"))),
         "double": TextRule(lambda t: t.try_cast(target)),
         "bytes": TextRule(lambda w: F.encode(w, d.bytes_charset), strips=False),
         "string": None,

@@ -312,6 +312,7 @@ class AvroFramed(JsonDecoder):
     decoder builds the feed from there."""
 
     texts_from_parse = False
+    object_messages = False  # binary Avro
 
     def __init__(
         self,

@@ -55,9 +55,15 @@ from spark_bindings.schema import quoted
 CORRUPT_COL: Final = "_corrupt_record"
 BAD_JSON_COL: Final = "__cdc_bad_json"
 NOT_JSON: Final = "is not valid JSON for the contract's wire schema (malformed or a wrong type)"
+NOT_JSON_KEY: Final = "is not valid JSON for the contract's key (malformed or a wrong type)"
 #: ``from_json`` options of every message parse: a malformed message is kept, its text in
 #: ``CORRUPT_COL``.
-PARSE_OPTIONS: Final = {"mode": "PERMISSIVE", "columnNameOfCorruptRecord": CORRUPT_COL}
+PARSE_OPTIONS: Final = {
+    "mode": "PERMISSIVE",
+    "columnNameOfCorruptRecord": CORRUPT_COL,
+    # JSON has no single-quoted strings (Spark's parser takes them by default)
+    "allowSingleQuotes": "false",
+}
 
 S = StringType()
 L = LongType()
@@ -73,6 +79,8 @@ class JsonDecoder:
 
     #: Whether a row of this format may hold a Kafka key to decode.
     uses_key: bool = True
+    #: Whether every message is one JSON object (anything after its closing brace is an error).
+    object_messages: bool = True
     #: Whether the wire texts its text rules read can be computed in the parse projection:
     #: only for a format that does not explode rows and whose texts hold no second
     #: ``from_json`` (inside one, Spark would evaluate the message's parse again).
@@ -158,19 +166,31 @@ def source_position(source: Column, ctx: Context) -> Column:
     return F.when(source.isNotNull(), out)
 
 
-def connect_key(ctx: Context, key_text: Column | None) -> tuple[Column, Column]:
-    """The Kafka key ``{schema, payload}`` or a bare key object, decoded: (key, present)."""
+def connect_key(
+    ctx: Context, key_text: Column | None
+) -> tuple[Column, Column, tuple[Problem, ...]]:
+    """The Kafka key ``{schema, payload}`` or a bare key object, decoded: (key, present,
+    problems). A key that is not JSON, or whose fields have the wrong JSON type, is a problem
+    (not silently replaced by the key columns of the row)."""
     if key_text is None or not ctx.contract.key:
-        return F.lit(None).cast(ctx.key_type), F.lit(False)
+        return F.lit(None).cast(ctx.key_type), F.lit(False), ()
     wire = ctx.key_wire
-    k = F.from_json(key_text, StructType([StructField("payload", wire), *wire.fields]))
-    payload = ctx.json_key(k["payload"], "$key.payload").value
-    bare = ctx.json_key(F.struct(*[k[f.name].alias(f.name) for f in wire.fields]), "$key").value
+    schema = StructType([StructField("payload", wire), *wire.fields, StructField(CORRUPT_COL, S)])
+    k = F.from_json(key_text, schema, PARSE_OPTIONS)
+    payload = ctx.json_key(k["payload"], "$key.payload")
+    bare = ctx.json_key(F.struct(*[k[f.name].alias(f.name) for f in wire.fields]), "$key")
     any_bare = F.lit(False)
     for f in ctx.key_schema.fields or ():
         any_bare = any_bare | ~json_absent(k[f.field or ""], f)
-    key = F.when(k["payload"].isNotNull(), payload).when(any_bare, bare)
-    return key, key.isNotNull()
+    has_payload = k["payload"].isNotNull()
+    key = F.when(has_payload, payload.value).when(any_bare, bare.value)
+    unparsed = key_text.isNotNull() & k[CORRUPT_COL].isNotNull()
+    problems = (
+        Problem("$key", NOT_JSON_KEY, unparsed),
+        *[p.gated(~unparsed & has_payload) for p in payload.problems],
+        *[p.gated(~unparsed & ~has_payload & any_bare) for p in bare.problems],
+    )
+    return key, key.isNotNull(), problems
 
 
 def wire_mismatches(parsed: Column, schema: StructType) -> Column:
@@ -434,7 +454,7 @@ class ConnectEnvelope(JsonDecoder):
         before = self.image(j, self.before_field, ctx)
         control = first_control(self.controls(j))
         op = op_from(self.op_code(j), self.op_table())
-        kafka_key, has_key = connect_key(ctx, key_text)
+        kafka_key, has_key, key_problems = connect_key(ctx, key_text)
         key = F.when(has_key, kafka_key)
         if self.unique_field:
             unique = ctx.json_key(
@@ -447,6 +467,7 @@ class ConnectEnvelope(JsonDecoder):
             *after.problems,
             *before.problems,
             Problem(self.op_path, "is not a known op code", op.isNull() & control.isNull()),
+            *key_problems,
         ]
         return Feed(
             op=op,
@@ -603,6 +624,8 @@ class CanalJson(JsonDecoder):
                 i.alias("index"),
                 F.try_element_at(data, i + 1).alias("data"),
                 F.try_element_at(old, i + 1).alias("old"),
+                F.size(data).alias("data_rows"),
+                F.size(old).alias("old_rows"),
             ),
         )
         keep = [F.col(quoted(c)) for c in df.columns if c not in (CANAL_DATA, CANAL_OLD)]
@@ -645,15 +668,26 @@ class CanalJson(JsonDecoder):
             .when(op == F.lit("d"), after.value)
             .when((op == F.lit("u")) & old.isNotNull(), before.value)
         )
+        data_rows, old_rows = element["data_rows"], element["old_rows"]
+        # an UPDATE's old holds one image per data row (fewer would invent absent pre-images)
+        uneven = (op == F.lit("u")) & (old_rows >= 0) & (old_rows != data_rows)
+        has_row = index.isNotNull()
         problems = [
-            *_gated(after.problems, ~legacy_delete),
+            Problem("$.isDdl", "isDdl must be true or false", j["isDdl"].isNull()),
+            *_gated(after.problems, ~legacy_delete & has_row),
             *_gated(before.problems, (op == F.lit("u")) & old.isNotNull()),
             *_gated(legacy.problems, legacy_delete),
             Problem("$.type", "is not INSERT, UPDATE or DELETE", op.isNull() & control.isNull()),
+            Problem("$.data", "holds no rows", control.isNull() & op.isNotNull() & ~has_row),
             Problem(
-                "$.data",
-                "holds no rows",
-                control.isNull() & op.isNotNull() & index.isNull(),
+                "$.old",
+                F.concat(
+                    F.lit("old has "),
+                    old_rows.cast("string"),
+                    F.lit(" rows but data has "),
+                    data_rows.cast("string"),
+                ),
+                control.isNull() & uneven,
             ),
         ]
         return Feed(

@@ -22,7 +22,7 @@ from typing import Any, Final
 import yaml
 from pydantic import ValidationError
 
-from contracts.contract import Contract, parse_contract
+from contracts.contract import Contract, parse_contract, remember_source
 from contracts.diff.model import Finding
 from contracts.errors import ContractFileError, UnknownFormatError
 
@@ -163,7 +163,7 @@ def load_contract_text(text: str, source: str) -> LoadedContract:
         contract = parse_contract(text, source)  # raises, naming the line
     else:
         check_format(contract, source, lines)
-        contract._source = source  # as parse_contract does: derive errors name the file
+        remember_source(contract, source)  # as parse_contract does: derive errors name it
     return LoadedContract(contract, lines)
 
 

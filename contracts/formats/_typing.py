@@ -29,7 +29,13 @@ from contracts.contract import Contract, contract_from_schema
 from contracts.errors import DecodeError, InputError
 from contracts.events import TableId
 from contracts.formats.base import InferOptions, Violation
-from contracts.logical import DECIMAL_NAME, PRECISION_PARAM, decimal_precision, decimal_scale
+from contracts.logical import (
+    DECIMAL_NAME,
+    PRECISION_PARAM,
+    as_float32,
+    decimal_precision,
+    decimal_scale,
+)
 from contracts.schema import ConnectSchema, json_kind, primitive, struct
 
 MAX_DECIMAL_PRECISION: Final = 38
@@ -347,11 +353,12 @@ def _text_int(bounds: tuple[int, int], what: str) -> Callable[[str, ConnectSchem
     return decode
 
 
-def _text_float(text: str, _schema: ConnectSchema) -> float:
+def _text_float(text: str, schema: ConnectSchema) -> float:
     try:
-        return float(text)
+        number = float(text)
     except ValueError:
         raise _fail(text, "a number") from None
+    return as_float32(number, text) if schema.type == "float" else number
 
 
 def _text_bool(text: str, _schema: ConnectSchema) -> bool:

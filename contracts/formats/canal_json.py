@@ -429,6 +429,8 @@ def _row_pairs(
         raise InputError(
             f"an {'UPDATE' if op == 'u' else 'INSERT'} needs data rows", f"{where} $.data"
         )
+    if not data:  # an empty list: a change of no rows would vanish without a word
+        raise InputError("holds no rows", f"{where} $.data")
     if op == "u":
         if old is not None and len(old) != len(data):
             raise InputError(f"old has {len(old)} rows but data has {len(data)}", f"{where} $.old")

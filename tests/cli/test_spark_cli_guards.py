@@ -164,7 +164,7 @@ def test_spark_schema_of_an_unknown_format_is_refused(
     assert contract.read_text() != text
     err = _refused(["spark-schema", contract, "--as", "ddl"], monkeypatch, capsys)
     assert err.startswith(
-        f"error: {contract}: unknown format 'canal-jsn'; did you mean 'canal-json'?"
+        f"error: {contract}:2: format: unknown format 'canal-jsn'; did you mean 'canal-json'?"
     )
 
 
