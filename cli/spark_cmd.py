@@ -5,6 +5,7 @@ from __future__ import annotations
 import enum
 import re
 import sys
+import warnings
 from pathlib import Path
 from typing import Annotated, Any, Final
 
@@ -83,26 +84,18 @@ def spark_schema_cmd(
     """Print a contract's Spark StructType (no JVM is started)."""
     from contracts.contract import load_contract
     from contracts.errors import SchemaError, UnknownFormatError
-    from contracts.formats import get_format
-    from contracts.translate.spark import connect_to_spark
-    from spark_bindings.schema import connect_schema_of
+    from spark_bindings.schema import render, spark_schema
 
     c = load_contract(contract)
-    try:
-        get_format(c.format)  # a misspelt format is an error here too, not a job's surprise
-        schema = connect_schema_of(c, part.value)
-    except (SchemaError, UnknownFormatError) as err:
-        raise type(err)(err.what, str(contract)) from None
-    type_json = connect_to_spark(schema, view.value)
-    typer.echo(_render(type_json, as_.value))
-
-
-def _render(type_json: Any, form: str) -> str:
-    from spark_bindings.expressions import spark_type_of
-    from spark_bindings.schema import render
-
-    schema = spark_type_of(type_json)
-    return render(schema, form)  # type: ignore[arg-type]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            schema = spark_schema(c, part.value, view.value)  # type: ignore[arg-type]
+        except (SchemaError, UnknownFormatError) as err:
+            raise type(err)(err.what, str(contract)) from None
+    for w in {str(w.message): w for w in caught}.values():
+        sys.stderr.write(f"warning: {w.message}\n")
+    typer.echo(render(schema, as_.value))  # type: ignore[arg-type]
 
 
 def decode_cmd(
@@ -207,11 +200,9 @@ def decode_cmd(
     if output_mode is OutputMode.json:
         print_json(summary)
         return
-    table(
-        f"{summary['rows']} rows → {output}",
-        ["op / kind", "rows"],
-        [[k, v] for k, v in summary["counts"].items()],
-    )
+    # the path on a line of its own: a table title would wrap it at the table's width
+    typer.echo(f"{summary['rows']} rows → {output}")
+    table(None, ["op / kind", "rows"], [[k, v] for k, v in summary["counts"].items()])
     typer.echo(f"errors: {summary['errors']}")
 
 

@@ -7,6 +7,9 @@ each in one place.
 
 from __future__ import annotations
 
+import re
+from typing import Final
+
 
 class ContractsError(Exception):
     """Base of every error cdc-contracts raises on purpose.
@@ -76,3 +79,14 @@ class ConflictError(ContractsError):
 
     exit_code = 1
     http_status = 409
+
+
+_OBJECT_REPR: Final = re.compile(r"<([\w.]+) object at 0x[0-9a-fA-F]+>")
+
+
+def reason_of(err: BaseException, limit: int = 100) -> str:
+    """A library exception as a short, deterministic reason for an error message: its type and
+    first line, without object addresses (``cannot read float from <_io.BytesIO>``)."""
+    text = str(err).splitlines()[0] if str(err) else ""
+    text = _OBJECT_REPR.sub(r"<\1>", text)[:limit]
+    return f"{type(err).__name__}: {text}" if text else type(err).__name__

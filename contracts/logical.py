@@ -691,7 +691,8 @@ def is_known_name(name: str) -> bool:
 def lookup_or_warn(schema: ConnectSchema) -> LogicalType | None:
     """Like :func:`lookup`, warning when a primitive carries a name the table does not know."""
     entry = lookup(schema)
-    if entry is None and schema.name is not None and schema.type != "struct":
+    avro_enum = "io.confluent.connect.avro.Enum" in schema.params  # AvroData's enums: named
+    if entry is None and schema.name is not None and schema.type != "struct" and not avro_enum:
         if schema.name in LOGICAL_TYPES:
             warnings.warn(
                 f"{schema.name} on base type {schema.type} is not the expected "

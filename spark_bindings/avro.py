@@ -50,7 +50,7 @@ from pyspark.sql.types import (
 )
 
 from contracts.contract import Contract
-from contracts.errors import ContractsError, InputError, UnknownFormatError
+from contracts.errors import ContractsError, InputError, UnknownFormatError, reason_of
 from contracts.events import ChangeEvent, ControlRecord, Normalized, TableId
 from contracts.formats import get_format
 from contracts.formats.base import Format, Message, SharedJson
@@ -352,7 +352,7 @@ class _RowDecoder:
         except ContractsError as err:
             return row.failed(_error_text(err))
         except Exception as err:  # fastavro raises plain exceptions on malformed bytes
-            return row.failed(f"$: not valid Avro ({_reason(err)})")
+            return row.failed(f"$: not valid Avro ({reason_of(err)})")
         row.table = envelope.table.to_json() if envelope.table is not None else None
         row.ts_ms, row.source_ts_ms = envelope.ts_ms, envelope.source_ts_ms
         row.position = _position(envelope.position)
@@ -361,7 +361,7 @@ class _RowDecoder:
         except ContractsError as err:
             return row.failed(_error_text(err))
         except Exception as err:
-            return row.failed(f"$: cannot be normalized ({_reason(err)})")
+            return row.failed(f"$: cannot be normalized ({reason_of(err)})")
         return self._normalized(row, events)
 
     def _tombstone_key(self, key: bytes | None) -> dict[str, Any] | None:
@@ -429,11 +429,6 @@ def _nullable(f: ConnectSchema) -> bool:
 def _error_text(err: ContractsError) -> str:
     where = (err.where or "").strip() or "$"
     return f"{where}: {err.what}"
-
-
-def _reason(err: Exception) -> str:
-    text = str(err).splitlines()[0] if str(err) else type(err).__name__
-    return f"{type(err).__name__}: {text[:100]}" if str(err) else text
 
 
 def _position(values: Mapping[str, Any] | None) -> list[tuple[str, str]]:
@@ -537,7 +532,7 @@ class _ConfluentReader:
         except Exception as err:
             raise InputError(
                 f"not valid Avro for schema id {schema_id} (truncated or malformed: "
-                f"{_reason(err)})",
+                f"{reason_of(err)})",
                 where,
             ) from None
         if buffer.tell() != len(data):
@@ -574,7 +569,7 @@ class _ConfluentReader:
             parsed = fastavro.parse_schema(_base_types(avro))
             connect = SharedJson(avro_to_connect(avro).to_json())
         except Exception as err:
-            return InputError(f"schema id {schema_id} is not usable: {_reason(err)}", where)
+            return InputError(f"schema id {schema_id} is not usable: {reason_of(err)}", where)
         return _WriterSchema(parsed, connect)
 
 
@@ -594,13 +589,13 @@ def fetch_avro_schema(client: Any, schema_id: int, where: str) -> Any:
         failure.permanent = err.http_status_code == 404  # type: ignore[attr-defined]
         return failure
     except Exception as err:
-        return InputError(f"registry unreachable for schema id {schema_id}: {_reason(err)}")
+        return InputError(f"registry unreachable for schema id {schema_id}: {reason_of(err)}")
     if schema.schema_type not in (None, "AVRO"):
         return InputError(f"schema id {schema_id} is {schema.schema_type}, not AVRO", where)
     try:
         return json.loads(schema.schema_str)
     except ValueError as err:
-        return InputError(f"schema id {schema_id} is not JSON: {_reason(err)}", where)
+        return InputError(f"schema id {schema_id} is not JSON: {reason_of(err)}", where)
 
 
 def subject_schema_ids(client: Any, subject: str) -> list[int]:
@@ -782,7 +777,7 @@ def _feed_arrays(rows: list[_Row], arrow_schema: Any, decoder: _RowDecoder) -> l
                 try:
                     pa.array([getattr(r, n)], type=t)
                 except (pa.ArrowException, ValueError, TypeError, OverflowError) as err:
-                    r.failed(f"$.{n}: cannot be represented in Spark ({_reason(err)})")
+                    r.failed(f"$.{n}: cannot be represented in Spark ({reason_of(err)})")
                     break
         return [
             pa.array([getattr(r, n) for r in rows], type=t)

@@ -18,7 +18,7 @@ from contracts.contract import Contract, load_contract
 from contracts.errors import SchemaError
 from contracts.formats import get_format
 from contracts.schema import ConnectSchema
-from spark_bindings.expressions import spark_type_of
+from spark_bindings.expressions import json_wire_type, spark_type_of
 
 Part = Literal["row", "key", "value"]
 View = Literal["decoded", "wire"]
@@ -66,8 +66,16 @@ def spark_type(schema: ConnectSchema, view: View = "decoded") -> DataType:
 def spark_schema(
     contract: Contract | str | Path, part: Part = "row", view: View = "decoded"
 ) -> StructType:
-    """The StructType of a contract's row, key or value, as decoded or as on the wire."""
-    found = spark_type(connect_schema_of(as_contract(contract), part), view)
+    """The StructType of a contract's row, key or value, as decoded or as on the wire.
+
+    The wire view is what ``decode_changes`` hands ``from_json``: JsonConverter's JSON types,
+    with a Connect Decimal as a ``VARIANT`` (as a string, the JSON number ``1234`` and the
+    base64 text ``"1234"`` would be one value) and a float as a ``DOUBLE`` (so that a value
+    that overflows a float is seen, not read as infinity)."""
+    schema = connect_schema_of(as_contract(contract), part)
+    found = spark_type(schema, view)
+    if view == "wire":
+        found = json_wire_type(schema, found)
     if not isinstance(found, StructType):
         raise SchemaError(f"the {part} of {as_contract(contract).name} is not a struct")
     return found

@@ -37,7 +37,7 @@ from typing import Any, Final
 import fastavro
 
 from contracts.contract import Contract, contract_from_schema
-from contracts.errors import ContractsError, DecodeError, InputError
+from contracts.errors import ContractsError, DecodeError, InputError, reason_of
 from contracts.events import ChangeEvent, ControlKind, ControlRecord, Normalized, Op, TableId
 from contracts.formats.base import (
     Derived,
@@ -170,7 +170,7 @@ def _binary_records(data: bytes, name: str) -> Iterator[Message]:
             record = _read_one(buffer)
         except Exception as err:
             raise InputError(
-                f"not a DTS Avro record (truncated or malformed: {_reason(err)})", where
+                f"not a DTS Avro record (truncated or malformed: {reason_of(err)})", where
             ) from None
         if not _plausible(record):
             raise InputError("not a DTS Avro record (implausible envelope values)", where)
@@ -182,7 +182,7 @@ def _container_records(data: bytes, name: str) -> Iterator[Message]:
     try:
         reader = fastavro.reader(io.BytesIO(data), return_record_name=True)
     except Exception as err:
-        raise InputError(f"not a readable Avro container file: {_reason(err)}", name) from None
+        raise InputError(f"not a readable Avro container file: {reason_of(err)}", name) from None
     writer = reader.writer_schema
     writer_name = writer.get("name") if isinstance(writer, dict) else None
     if writer_name not in (RECORD_NAME, "Record"):
@@ -198,13 +198,8 @@ def _container_records(data: bytes, name: str) -> Iterator[Message]:
         raise
     except Exception as err:
         raise InputError(
-            f"truncated or malformed Avro container block: {_reason(err)}", f"{name}#{index + 1}"
+            f"truncated or malformed Avro container block: {reason_of(err)}", f"{name}#{index + 1}"
         ) from None
-
-
-def _reason(err: Exception) -> str:
-    text = str(err).splitlines()[0] if str(err) else type(err).__name__
-    return text[:80]
 
 
 # --- value records → Python values ---------------------------------------------------------------
@@ -382,7 +377,7 @@ def decode_item(item: Any) -> tuple[str | None, Any]:
     except DecodeError:
         raise
     except (KeyError, TypeError, ValueError) as err:
-        raise DecodeError(f"malformed {kind} value record ({_reason(err)})") from None
+        raise DecodeError(f"malformed {kind} value record ({reason_of(err)})") from None
 
 
 # --- column types ------------------------------------------------------------------------------
