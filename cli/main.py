@@ -76,11 +76,10 @@ def main() -> None:
         sys.stderr.write(f"error: {err.filename}: {what}\n" if err.filename else f"error: {what}\n")
         sys.exit(2)
     except Exception as err:  # click usage errors (typer bundles its own click) and bugs
-        if callable(getattr(err, "show", None)) and isinstance(
+        if callable(getattr(err, "format_message", None)) and isinstance(
             getattr(err, "exit_code", None), int
         ):
-            err.show()  # type: ignore[attr-defined]
-            sys.exit(2)
+            _usage_error(err)
         if os.environ.get("CDC_CONTRACTS_DEBUG"):
             raise
         sys.stderr.write(
@@ -88,6 +87,33 @@ def main() -> None:
         )
         sys.exit(3)
     sys.exit(0)
+
+
+def _usage_error(err: Exception) -> None:
+    """A usage error (unknown option, bad value) as one line naming the command's help."""
+    ctx = getattr(err, "ctx", None)
+    hint = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
+    message = " ".join(err.format_message().split())  # type: ignore[attr-defined]
+    sys.stderr.write(f"error: {message}{hint}\n")
+    sys.exit(2)
+
+
+def _version(value: bool) -> None:
+    if value:
+        from importlib.metadata import version
+
+        typer.echo(f"cdc-contracts {version('cdc-contracts')}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    show_version: bool = typer.Option(
+        False, "--version", help="Print the version and exit.", callback=_version, is_eager=True
+    ),
+) -> None:
+    """Schema contracts for change-data-capture streams: infer, render, diff, register, serve
+    and apply them."""
 
 
 if __name__ == "__main__":

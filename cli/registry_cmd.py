@@ -118,7 +118,8 @@ def plan_cmd(
     concurrency: Concurrency = 8,
     output: Output = OutputMode.text,
 ) -> None:
-    """Show per subject what a push would do; writes nothing; exit 1 if a push would refuse.
+    """Show per subject what a push would do; writes nothing; exit 1 if a push would refuse,
+    2 if the registry could not be reached or used.
 
     Actions: create, new-version, metadata (identity only), unchanged, incompatible, error;
     a compatibility level change is shown beside the action.
@@ -149,6 +150,8 @@ def plan_cmd(
             f"registry plan: {url}", ["subject", "contract", "action", "version", "id", "why"], rows
         )
         _summary([p.action.value for p in planned])
+    if any(p.action is Action.ERROR and p.error_exit == 2 for p in planned):
+        raise typer.Exit(2)  # the registry could not be reached or used: no verdict
     if any(p.action in (Action.INCOMPATIBLE, Action.ERROR) for p in planned):
         raise typer.Exit(1)
 
@@ -174,7 +177,7 @@ def push_cmd(
 
     A refused or failed subject does not stop the others; a re-run after success changes nothing.
     """
-    from registry_sync.sync import push
+    from registry_sync.sync import Action, push
 
     desired = _desired(source, strategy)
     with _client(
@@ -209,6 +212,8 @@ def push_cmd(
         title = f"registry push{' (dry run)' if dry_run else ''}: {url}"
         table(title, ["subject", "contract", "plan", "outcome", "version", "id", "why"], rows)
         _summary([r.outcome.value for r in results])
+    if any(r.plan.action is Action.ERROR and r.plan.error_exit == 2 for r in results):
+        raise typer.Exit(2)  # the registry could not be reached or used
     if not all(r.ok for r in results):
         raise typer.Exit(1)
 

@@ -46,7 +46,16 @@ class RegistryRequestError(ContractsError):
 
 
 class RegistryUnavailableError(RegistryRequestError):
-    """The registry could not be reached (connection refused or dropped, timeout)."""
+    """The registry could not be reached (connection refused or dropped, timeout): the run
+    could not be made, as with unusable input (exit 2), not a refusal (exit 1)."""
+
+    exit_code = 2
+
+
+class RegistrySettingsError(RegistryRequestError):
+    """The registry settings are unusable (a URL that is not one, a bad auth value)."""
+
+    exit_code = 2
 
 
 @dataclass(frozen=True)
@@ -122,7 +131,7 @@ class RegistryClient:
         try:
             self._sr = SchemaRegistryClient(config.confluent_conf())
         except (ValueError, TypeError) as err:
-            raise RegistryRequestError(f"bad registry settings: {err}", config.url) from None
+            raise RegistrySettingsError(f"bad registry settings: {err}", config.url) from None
         self._http: Any = None
 
     def close(self) -> None:

@@ -61,6 +61,9 @@ class SubjectPlan:
     messages: list[str] = field(default_factory=list)
     findings: list[dict[str, str]] = field(default_factory=list)
     desired: DesiredSubject | None = None
+    #: The exit code of the error behind an ``error`` action (2: the registry could not be
+    #: reached or used; 1: it refused).
+    error_exit: int = 0
 
     @property
     def level_change(self) -> bool:
@@ -151,6 +154,7 @@ def plan_subject(client: RegistryClient, desired: DesiredSubject) -> SubjectPlan
     except ContractsError as err:
         base.action = Action.ERROR
         base.messages = [err.one_line()]
+        base.error_exit = err.exit_code
         return base
 
 
