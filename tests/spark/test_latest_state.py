@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -274,3 +275,14 @@ def test_the_streaming_upsert_applies_deletes_and_key_changes(spark: Any, tmp_pa
         [("c", 2), ("d", 1)],
     ]
     assert table == {2: "b2", 4: "c"}
+
+
+def test_the_docs_merge_deletes_by_op(spark: Any) -> None:
+    """The MERGE of docs/spark.md parses (no table format here runs it: Spark's own Parquet
+    tables refuse MERGE) and deletes on ``s.op = 'd'``."""
+    text = (Path(__file__).parents[2] / "docs" / "spark.md").read_text()
+    upsert = re.search(r'def upsert\(batch, batch_id\):\n(.*?)"""(.*?)"""', text, re.S)
+    assert upsert is not None
+    assert "latest_state(batch, include_deletes=True)" in upsert.group(1)
+    plan = spark._jsparkSession.sessionState().sqlParser().parsePlan(upsert.group(2))
+    assert "deleteaction(Some(('s.op = d)))" in plan.toString()
