@@ -55,6 +55,15 @@ def _report(on_error: ErrorSink | None, err: InputError) -> None:
     on_error(err)
 
 
+def _checked(value: Any, where: str, on_error: ErrorSink | None) -> Message | None:
+    """The message ``value`` makes, or None when it makes none (the error is reported)."""
+    try:
+        return to_message(value, where)
+    except InputError as err:
+        _report(on_error, err)
+        return None
+
+
 # --- opening inputs ---------------------------------------------------------------------------
 
 
@@ -249,12 +258,9 @@ def _json_lines(lines: Iterable[bytes], name: str, on_error: ErrorSink | None) -
         except orjson.JSONDecodeError as err:
             _report(on_error, _bad_line(stripped, err, f"{name}:{lineno}"))
             continue
-        try:
-            message = to_message(value, f"{name}:{lineno}")
-        except InputError as err:
-            _report(on_error, err)
-            continue
-        yield message
+        message = _checked(value, f"{name}:{lineno}", on_error)
+        if message is not None:
+            yield message
 
 
 def _bad_line(line: bytes, err: orjson.JSONDecodeError, where: str) -> InputError:
@@ -283,12 +289,9 @@ def _json_array(lines: Iterable[bytes], name: str, on_error: ErrorSink | None) -
         _report(on_error, InputError("expected a JSON array", f"{name}:1"))
         return
     for i, item in enumerate(items):
-        try:
-            message = to_message(item, f"{name}[{i}]")
-        except InputError as err:
-            _report(on_error, err)
-            continue
-        yield message
+        message = _checked(item, f"{name}[{i}]", on_error)
+        if message is not None:
+            yield message
 
 
 def _salvage_array(data: bytes, name: str, on_error: ErrorSink | None) -> Iterator[Message]:
@@ -329,11 +332,8 @@ def _salvage_array(data: bytes, name: str, on_error: ErrorSink | None) -> Iterat
                 ),
             )
             return
-        try:
-            message = to_message(item, f"{name}[{i}]")
-        except InputError as err:
-            _report(on_error, err)
-        else:
+        message = _checked(item, f"{name}[{i}]", on_error)
+        if message is not None:
             yield message
         i += 1
         pos = _skip_space(text, pos)
@@ -403,12 +403,9 @@ def _json_documents(
             except orjson.JSONDecodeError:
                 pass
             else:
-                try:
-                    message = to_message(value, f"{name}:{lineno}")
-                except InputError as err:
-                    _report(on_error, err)
-                    continue
-                yield message
+                message = _checked(value, f"{name}:{lineno}", on_error)
+                if message is not None:
+                    yield message
                 continue
             start_line, indented = lineno, False
         elif raw[:1] == b"{" and (indented or not last.endswith((b"[", b",", b":"))):
@@ -469,11 +466,8 @@ def _drain(
             where = f"{name}:{start_line + err.lineno - 1}"
             _report(on_error, InputError(f"malformed JSON: {err.msg}", where))
             return ("", lineno + 1, True)
-        try:
-            message = to_message(value, f"{name}:{start_line}")
-        except InputError as err:
-            _report(on_error, err)
-        else:
+        message = _checked(value, f"{name}:{start_line}", on_error)
+        if message is not None:
             yield message
         start_line += text[:end].count("\n")
         buffer = text[end:]
