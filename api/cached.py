@@ -15,6 +15,7 @@ from typing import Any, Final
 from urllib.parse import parse_qsl
 
 from api.catalog import PARTS, RENDER_TARGETS, Catalog, Rendered
+from api.deps import key_from_headers
 
 Scope = dict[str, Any]
 Receive = Callable[[], Any]
@@ -69,7 +70,8 @@ class CachedRenderings:
         part = query.get("part", "value")
         if render not in RENDER_TARGETS or part not in PARTS:
             return None
-        if not self.read_key(_header(scope, b"x-api-key")):
+        presented = key_from_headers(_header(scope, b"x-api-key"), _header(scope, b"authorization"))
+        if not self.read_key(presented):
             return None
         version = int(match.group(2)) if match.group(2) else None
         if version == 0:

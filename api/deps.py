@@ -42,10 +42,14 @@ def presented_key(request: Request) -> str | None:
     """The key a request presents: ``X-API-Key``, else the password of HTTP basic auth (any
     user name; what Confluent clients send with ``basic.auth.user.info``), else a bearer token
     (``bearer.auth.token``)."""
-    header = request.headers.get("x-api-key")
-    if header is not None:
-        return header
-    scheme, _, credentials = request.headers.get("authorization", "").partition(" ")
+    return key_from_headers(request.headers.get("x-api-key"), request.headers.get("authorization"))
+
+
+def key_from_headers(x_api_key: str | None, authorization: str | None) -> str | None:
+    """:func:`presented_key` from the two header values (for middleware reading raw scopes)."""
+    if x_api_key is not None:
+        return x_api_key
+    scheme, _, credentials = (authorization or "").partition(" ")
     credentials = credentials.strip()
     if scheme.lower() == "bearer":
         return credentials or None
@@ -87,7 +91,9 @@ def key_matches(given: str | None, expected: str) -> bool:
     return hmac.compare_digest(given.encode("utf-8"), expected.encode("utf-8"))
 
 
-async def require_write_key(settings: SettingsDep, x_api_key: ApiKeyHeader = None) -> None:
+async def require_write_key(
+    request: Request, settings: SettingsDep, x_api_key: ApiKeyHeader = None
+) -> None:
     """Writes need the API key; with no key configured, writes are refused."""
     expected = settings.api_key()
     if expected is None:
@@ -95,7 +101,7 @@ async def require_write_key(settings: SettingsDep, x_api_key: ApiKeyHeader = Non
             "writes are disabled: start the service with --api-key-env VAR and VAR set",
             "X-API-Key",
         )
-    if not key_matches(x_api_key, expected):
+    if not key_matches(presented_key(request), expected):
         raise UnauthorizedError("missing or wrong API key", "X-API-Key")
 
 
@@ -108,9 +114,11 @@ def read_allowed(settings: Settings, x_api_key: str | None) -> bool:
     return expected is not None and key_matches(x_api_key, expected)
 
 
-async def require_read_key(settings: SettingsDep, x_api_key: ApiKeyHeader = None) -> None:
+async def require_read_key(
+    request: Request, settings: SettingsDep, x_api_key: ApiKeyHeader = None
+) -> None:
     """Reads need the API key only when the service is configured so."""
-    if not read_allowed(settings, x_api_key):
+    if not read_allowed(settings, presented_key(request)):
         raise UnauthorizedError("missing or wrong API key", "X-API-Key")
 
 

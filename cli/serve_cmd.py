@@ -88,6 +88,12 @@ def serve(
         raise ContractsError(
             "--read-requires-key needs --api-key-env VAR with VAR set to the key", "serve"
         )
+    if api_key_env is not None and settings.api_key() is None:
+        # the operator asked for a key: starting without one would leave the registry open
+        raise ContractsError(
+            f"--api-key-env {api_key_env}: the variable is not set (or empty); set it to the key",
+            "serve",
+        )
     options: dict[str, Any] = {
         "host": host,
         "port": port,

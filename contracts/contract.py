@@ -327,6 +327,7 @@ def parse_contract(text: str, source: str = "<contract>") -> Contract:
     """Validate a contract from YAML (or JSON) text; ``source`` names it in errors."""
     try:
         node = yaml.compose(text, Loader=yaml.SafeLoader)
+        _check_nodes(node, source, set())  # before building: aliases could multiply the work
         data = yaml.safe_load(text)
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
@@ -335,7 +336,6 @@ def parse_contract(text: str, source: str = "<contract>") -> Contract:
         raise ContractFileError(f"invalid YAML: {problem}", f"{source}{line}") from None
     if not isinstance(data, dict):
         raise ContractFileError("a contract file must be a YAML mapping", f"{source}:1")
-    _refuse_duplicate_keys(node, source)
     try:
         contract = Contract.model_validate(data)
     except ValidationError as err:
@@ -376,23 +376,33 @@ def _check_format(contract: Contract, node: yaml.Node | None, source: str) -> No
         raise ContractFileError(f"format: {err.what}", where) from None
 
 
-def _refuse_duplicate_keys(node: yaml.Node | None, source: str) -> None:
-    """A key given twice in one mapping (YAML keeps the last one without a word)."""
-    if isinstance(node, yaml.MappingNode):
-        seen: dict[str, int] = {}
-        for key, value in node.value:
-            line = key.start_mark.line + 1
-            if isinstance(key, yaml.ScalarNode) and key.value in seen:
-                raise ContractFileError(
-                    f"duplicate key {key.value!r} (first given at line {seen[key.value]})",
-                    f"{source}:{line}",
-                )
-            if isinstance(key, yaml.ScalarNode):
-                seen[key.value] = line
-            _refuse_duplicate_keys(value, source)
-    elif isinstance(node, yaml.SequenceNode):
+def _check_nodes(node: yaml.Node | None, source: str, met: set[int]) -> None:
+    """Refuse a key given twice in one mapping (YAML keeps the last one without a word) and
+    an alias (a collection met twice): a contract is a tree, and nested aliases would make
+    every walk of it exponential (a 500-byte file, minutes)."""
+    if not isinstance(node, yaml.MappingNode | yaml.SequenceNode):
+        return
+    if id(node) in met:
+        raise ContractFileError(
+            "YAML aliases are not allowed in a contract file",
+            f"{source}:{node.start_mark.line + 1}",
+        )
+    met.add(id(node))
+    if isinstance(node, yaml.SequenceNode):
         for item in node.value:
-            _refuse_duplicate_keys(item, source)
+            _check_nodes(item, source, met)
+        return
+    seen: dict[str, int] = {}
+    for key, value in node.value:
+        line = key.start_mark.line + 1
+        if isinstance(key, yaml.ScalarNode) and key.value in seen:
+            raise ContractFileError(
+                f"duplicate key {key.value!r} (first given at line {seen[key.value]})",
+                f"{source}:{line}",
+            )
+        if isinstance(key, yaml.ScalarNode):
+            seen[key.value] = line
+        _check_nodes(value, source, met)
 
 
 def _line_of(node: yaml.Node | None, loc: tuple[Any, ...]) -> int | None:

@@ -108,7 +108,13 @@ def latest_state(
     if old_key is None:
         entries = F.array(entry)
     else:
-        moved = counts & (F.col("op") == F.lit("u")) & ~old_key.eqNullSafe(new_key)
+        # (no before image, as Debezium's default replica identity sends: no old key to leave)
+        moved = (
+            counts
+            & (F.col("op") == F.lit("u"))
+            & old_key.isNotNull()
+            & ~old_key.eqNullSafe(new_key)
+        )
         left = F.struct(old_key.alias(_KEY), F.lit(True).alias(_REMOVED))
         entries = F.when(moved, F.array(entry, left)).otherwise(F.array(entry))
     # Rows that count sort first in each key, and are kept after the ranking: a filter before

@@ -69,7 +69,9 @@ CREATE TABLE IF NOT EXISTS settings (
 
 #: no control characters (as Confluent), no lone surrogates (bytes that were not UTF-8)
 _SUBJECT_RE: Final = re.compile(r"^[^\x00-\x1f\x7f\ud800-\udfff]{1,255}$")
-_INTEGER_RE: Final = re.compile(r"-?[0-9]+")
+#: An integer of at most 19 digits (any id or version fits; longer text is no number Python
+#: will convert: over 4,300 digits int() refuses it)
+_INTEGER_RE: Final = re.compile(r"-?[0-9]{1,19}")
 MAX_SCHEMA_ID: Final = 2**63 - 1
 
 

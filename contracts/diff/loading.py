@@ -74,22 +74,21 @@ def _build(loader: Any, node: yaml.Node, active: set[int]) -> Any:
             raise _Unusual
         return make(loader, node)
     if id(node) in active:
-        raise _Unusual  # a recursive alias
-    active.add(id(node))
-    try:
-        if isinstance(node, yaml.SequenceNode) and node.tag == _SEQ:
-            return [_build(loader, item, active) for item in node.value]
-        if isinstance(node, yaml.MappingNode) and node.tag == _MAP:
-            out: dict[Any, Any] = {}
-            for k, v in node.value:
-                key = _build(loader, k, active)
-                if isinstance(key, list | dict) or key in out:
-                    raise _Unusual  # unhashable or duplicate key
-                out[key] = _build(loader, v, active)
-            return out
+        # an alias (a node met twice): the reference loader refuses it; building it again at
+        # every use would take time exponential in the depth of nested aliases
         raise _Unusual
-    finally:
-        active.discard(id(node))
+    active.add(id(node))
+    if isinstance(node, yaml.SequenceNode) and node.tag == _SEQ:
+        return [_build(loader, item, active) for item in node.value]
+    if isinstance(node, yaml.MappingNode) and node.tag == _MAP:
+        out: dict[Any, Any] = {}
+        for k, v in node.value:
+            key = _build(loader, k, active)
+            if isinstance(key, list | dict) or key in out:
+                raise _Unusual  # unhashable or duplicate key
+            out[key] = _build(loader, v, active)
+        return out
+    raise _Unusual
 
 
 def _compose(text: str) -> yaml.Node | None:

@@ -3,6 +3,7 @@ one SQLite registry, an external registry (``--registry-url``) and ``--read-requ
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import time
@@ -309,6 +310,45 @@ def test_confluent_client_reads_with_the_key_when_reads_need_it(keyed: Server) -
     with keyed.client() as http:
         assert put(http, orders(name)).status_code == 201
         assert http.get(f"/contracts/{name}", headers=KEY).json()["version"] == 1
+
+
+def test_the_contract_api_takes_the_key_as_basic_auth_or_bearer_too(keyed: Server) -> None:
+    """As docs/api.md says, and as the registry routes on the same port take it."""
+    import base64
+
+    basic = base64.b64encode(f"anyone:{API_KEY}".encode()).decode()
+    wrong = base64.b64encode(b"anyone:wrong").decode()
+    url = render_url("pgserver1.public.orders")
+    with keyed.client() as client:
+        for path in ("/contracts", url):
+            assert client.get(path, headers={"Authorization": f"Basic {basic}"}).status_code == 200
+            assert (
+                client.get(path, headers={"Authorization": f"Bearer {API_KEY}"}).status_code == 200
+            )
+            assert_problem(client.get(path, headers={"Authorization": f"Basic {wrong}"}), 401)
+        name = fresh_name()
+        written = client.put(
+            f"/contracts/{name}",
+            json=orders(name),
+            headers={"Authorization": f"Bearer {API_KEY}"},
+        )
+        assert written.status_code == 201, written.text
+
+
+def test_an_api_key_variable_that_is_not_set_refuses_to_start() -> None:
+    """The registry would otherwise be open for writes although a key was asked for."""
+    env = {k: v for k, v in os.environ.items() if k != "CDC_UNSET_KEY_VAR"}
+    done = subprocess.run(
+        [sys.executable, "-m", "cli.main", "serve", "--api-key-env", "CDC_UNSET_KEY_VAR"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
+    )
+    assert done.returncode == 2
+    assert done.stderr.startswith("error: serve: --api-key-env CDC_UNSET_KEY_VAR")
+    assert "Traceback" not in done.stderr
 
 
 def test_read_requires_key_without_a_key_refuses_to_start() -> None:
