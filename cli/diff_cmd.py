@@ -6,7 +6,6 @@ Exit codes: 0 = not breaking (per ``--fail-on``), 1 = breaking, 2 = unusable inp
 from __future__ import annotations
 
 import enum
-import json
 import os
 import sys
 from pathlib import Path
@@ -20,7 +19,6 @@ from contracts.errors import ContractsError, InputError
 
 if TYPE_CHECKING:
     from contracts.diff.report import Entry, Report
-    from contracts.diff.side import Side
 
 
 class Output(enum.StrEnum):
@@ -228,41 +226,9 @@ def _check_registry(
     items = [(shown[rel], load_bytes(data, shown[rel])) for rel, data in texts.items()]
     baseline = RegistryBaseline(url, **{k: v for k, v in auth.items() if v})
     try:
-        return compare_with_history(items, lambda c: _registered(baseline, c), level)
+        return compare_with_history(items, baseline.previous_sides, level)
     finally:
         baseline.close()
-
-
-def _registered(baseline: Any, contract: Any) -> list[Side]:
-    """Every version registered under the contract's value subject, oldest first, as sides.
-
-    A version carrying a contract in its metadata (``registry push``) is that contract; one
-    registered by another tool is its Avro schema, so it still takes part in the verdict.
-    """
-    from contracts.diff.loading import check_format
-    from contracts.diff.side import Side
-    from registry_sync.desired import contract_from_properties
-
-    subject = baseline.subject(contract)
-    if subject is None:
-        return []
-    sides: list[Side] = []
-    for number in baseline.client.versions(subject):
-        got = baseline.client.version(subject, number)
-        if got is None or got.schema is None:
-            continue
-        where = f"{baseline.client.config.url} subject {subject} version {number}"
-        found = contract_from_properties(got.metadata_properties, where)
-        if found is not None:
-            check_format(found, where)
-            sides.append(Side.of_contract(found, f"{subject} v{number}"))
-            continue
-        try:
-            schema = json.loads(got.schema)
-        except ValueError:
-            raise InputError("the registered schema is not an Avro schema", where) from None
-        sides.append(Side.of_avro(schema, f"{subject} v{number}"))
-    return sides
 
 
 def _emit(report: Report, output: Output) -> None:

@@ -83,12 +83,15 @@ def open_input(path: str | Path) -> IO[bytes]:
 
     Regular files are opened as they are. Anything else (standard input, a pipe, a FIFO,
     ``/dev/stdin``) can be read once only, so it is wrapped: every open replays what earlier
-    opens read (kept up to :data:`REPLAY_LIMIT` bytes), then goes on reading.
+    opens read (kept up to :data:`REPLAY_LIMIT` bytes), then goes on reading. That lasts for
+    the process (a command reads its inputs once, detection included): a long-lived program
+    that reads a FIFO again for new data calls :func:`forget_one_time_inputs` first.
     """
     name = str(path)
     if name == STDIN:
         stdin = sys.stdin.buffer
-        return _replayable(("-", id(stdin)), lambda: stdin, STDIN_NAME, owned=False).open()
+        # keyed by the object itself (held), not its id(), which a later object may reuse
+        return _replayable(("-", stdin), lambda: stdin, STDIN_NAME, owned=False).open()
     try:
         info = os.stat(name)
     except FileNotFoundError:
@@ -112,6 +115,12 @@ def open_input(path: str | Path) -> IO[bytes]:
 REPLAY_LIMIT: Final = 16 << 20
 
 _one_time_inputs: dict[tuple[object, ...], _OneTimeInput] = {}
+
+
+def forget_one_time_inputs() -> None:
+    """Drop what was kept of one-time inputs (see :func:`open_input`): the next open of a
+    pipe or FIFO reads it afresh."""
+    _one_time_inputs.clear()
 
 
 def _replayable(
@@ -317,7 +326,8 @@ def _salvage_array(data: bytes, name: str, on_error: ErrorSink | None) -> Iterat
             item, pos = decoder.raw_decode(text, pos)
         except json.JSONDecodeError as err:
             if start >= len(text):
-                what = f"truncated JSON array: it ends after element {i - 1}"
+                ended = f"after element {i - 1}" if i else "before its first element"
+                what = f"truncated JSON array: it ends {ended}"
                 line = text.count("\n") + 1
             elif _is_incomplete(text[start:]):
                 what = f"truncated JSON array: element {i} never ends"

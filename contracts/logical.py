@@ -99,6 +99,25 @@ def as_float32(number: float, value: Any) -> float:
     return number
 
 
+#: The texts JsonConverter writes for the non-finite doubles (Jackson's quoted non-numerics).
+_NON_FINITE: Final = frozenset({"NaN", "Infinity", "-Infinity"})
+
+
+def _floating(value: Any, t: str) -> float:
+    """A number (or one of :data:`_NON_FINITE`) for a ``float``/``double`` column; an integer
+    beyond a double's range is refused. A float that is already infinite or NaN is kept: binary
+    formats (Avro) carry them as values."""
+    if isinstance(value, str) and value in _NON_FINITE:
+        return float(value)
+    if not isinstance(value, int | float) or isinstance(value, bool):
+        raise _fail(value, "a number")
+    try:
+        number = float(value)
+    except OverflowError:  # an integer beyond the double range
+        raise _fail(value, f"a number in the {t} range") from None
+    return as_float32(number, value) if t == "float" else number
+
+
 def _fail(value: Any, what: str) -> DecodeError:
     return DecodeError(f"{_short(value)} is not {what}")
 
@@ -731,15 +750,7 @@ def decode_base(value: Any, schema: ConnectSchema) -> Any:
     if t == "string":
         return _string(value, schema)
     if t in ("float", "double"):
-        if (isinstance(value, int | float) and not isinstance(value, bool)) or value in (
-            "NaN",
-            "Infinity",
-            "-Infinity",
-        ):
-            number = float(value)
-        else:
-            raise _fail(value, "a number")
-        return as_float32(number, value) if t == "float" else number
+        return _floating(value, t)
     if t == "boolean":
         if isinstance(value, bool):
             return value

@@ -9,6 +9,7 @@ from __future__ import annotations
 import base64
 import datetime as dt
 import decimal
+import sys
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -98,9 +99,13 @@ def compile_decoder(schema: ConnectSchema) -> ValueDecoder:
 _EXACT_PY_TYPES: dict[str, type] = {
     "string": str,
     "boolean": bool,
-    "double": float,
 }
-_FLOAT32_BOUNDS: dict[str, tuple[float, float]] = {"float": (-FLOAT32_MAX, FLOAT32_MAX)}
+#: Floating columns pass a float within these bounds unchanged (others, float32 overflows
+#: among them, take the checked path of decode_base).
+_FLOAT32_BOUNDS: dict[str, tuple[float, float]] = {
+    "float": (-FLOAT32_MAX, FLOAT32_MAX),
+    "double": (-sys.float_info.max, sys.float_info.max),
+}
 _INT_BOUNDS: dict[str, tuple[int, int]] = {
     "int8": (-(2**7), 2**7 - 1),
     "int16": (-(2**15), 2**15 - 1),
@@ -223,8 +228,10 @@ def _inline_check(schema: ConnectSchema, var: str) -> str | None:
     """Source of a condition that is False when ``var`` needs no decoding (None: always decode)."""
     if lookup(schema) is not None:
         return None
-    if schema.type == "float":  # a float32 column: a double beyond its range is checked
-        return f"type({var}) is not float or not -{FLOAT32_MAX!r} <= {var} <= {FLOAT32_MAX!r}"
+    floating = _FLOAT32_BOUNDS.get(schema.type)
+    if floating is not None:  # beyond the column's range (or not finite): checked
+        low, high = floating
+        return f"type({var}) is not float or not {low!r} <= {var} <= {high!r}"
     exact = _EXACT_PY_TYPES.get(schema.type)
     if exact is not None:
         return f"type({var}) is not {exact.__name__}"

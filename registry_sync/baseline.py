@@ -7,9 +7,13 @@ for versions registered by other tools (which carry no contract).
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from contracts.contract import Contract
+from contracts.diff.loading import check_format
+from contracts.diff.side import Side
+from contracts.errors import InputError
 from registry_sync.client import RegistryClient, RegistryConfig
 from registry_sync.desired import contract_from_properties, desired_subjects
 from registry_sync.naming import SubjectNameStrategy
@@ -54,6 +58,32 @@ class RegistryBaseline:
             if found is not None:
                 out.append(found)
         return out
+
+    def previous_sides(self, contract: Contract) -> list[Side]:
+        """Every version registered under the contract's value subject, oldest first, as the
+        sides :func:`contracts.diff.catalog.compare_with_history` compares: a version carrying
+        a contract in its metadata (``registry push``) is that contract; one registered by
+        another tool is its Avro schema, so it still takes part in the verdict."""
+        subject = self.subject(contract)
+        if subject is None:
+            return []
+        sides: list[Side] = []
+        for number in self.client.versions(subject):
+            got = self.client.version(subject, number)
+            if got is None or got.schema is None:
+                continue
+            where = f"{self.client.config.url} subject {subject} version {number}"
+            found = contract_from_properties(got.metadata_properties, where)
+            if found is not None:
+                check_format(found, where)
+                sides.append(Side.of_contract(found, f"{subject} v{number}"))
+                continue
+            try:
+                schema = json.loads(got.schema)
+            except ValueError:
+                raise InputError("the registered schema is not an Avro schema", where) from None
+            sides.append(Side.of_avro(schema, f"{subject} v{number}"))
+        return sides
 
     def _versions(self, contract: Contract, part: str) -> list[tuple[Any, str]]:
         subject = self.subject(contract, part)

@@ -264,7 +264,11 @@ def _present(decoder: JsonDecoder, value: Column) -> Column:
     them)."""
     if not decoder.object_messages:
         return value.isNotNull()
-    return value.isNotNull() & ~value.cast("string").isin("", "null")
+    # whitespace around counts as nothing, as in the core; only a short value can be one
+    # (trimming a long message would copy it)
+    short = F.trim(value.cast("string"), F.lit(TEXT_WHITESPACE))
+    blank = (F.octet_length(value) <= 16) & short.isin("", "null")
+    return value.isNotNull() & ~F.coalesce(blank, F.lit(False))
 
 
 def _trailing(decoder: JsonDecoder, text: Column) -> Column:

@@ -52,6 +52,8 @@ _HEX_COMPLEMENT: Final = "FEDCBA9876543210"
 _TWO_POW_64: Final = "18446744073709551616"
 #: The most decimal digits every value of which fits a signed 64-bit integer.
 _LONG_DIGITS: Final = 18
+#: The most digits a Spark DecimalType holds.
+MAX_DECIMAL_DIGITS: Final = 38
 
 
 @dataclass(frozen=True)
@@ -319,7 +321,8 @@ def within_declared(value: Column, schema: ConnectSchema) -> Column:
     precision, scale = decimal_precision(schema), decimal_scale(schema)
     if precision is None or scale <= precision:
         return value
-    bound = F.lit(f"1E{precision - scale}").cast(f"decimal({scale},{scale})")
+    digits = min(scale, MAX_DECIMAL_DIGITS)  # Spark's types stop at 38 (the type is capped too)
+    bound = F.lit(f"1E{precision - scale}").cast(f"decimal({digits},{digits})")
     return F.when(F.abs(value) < bound, value)
 
 

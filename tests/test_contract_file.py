@@ -136,3 +136,24 @@ def test_every_contract_shipped_in_the_repository_still_loads() -> None:
     assert len(shipped) > 10
     for path in shipped:
         load_contract(path)
+
+
+def test_yaml_aliases_are_refused_in_linear_time() -> None:
+    """Nested aliases multiply: 26 levels of four references each would take minutes to walk
+    (and the contract API parses request bodies)."""
+    import time
+
+    from contracts.diff.loading import load_contract_text
+
+    bomb = (
+        GOOD
+        + "options:\n  a0: &a0 [1, 2, 3, 4]\n"
+        + "".join(
+            f"  a{i}: &a{i} [*a{i - 1}, *a{i - 1}, *a{i - 1}, *a{i - 1}]\n" for i in range(1, 27)
+        )
+    )
+    for load in (parse_contract, load_contract_text):
+        started = time.perf_counter()
+        with pytest.raises(ContractFileError, match="YAML aliases are not allowed"):
+            load(bomb, "orders.yaml")
+        assert time.perf_counter() - started < 1.0

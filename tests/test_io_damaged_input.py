@@ -246,3 +246,30 @@ def test_a_fifo_is_read_once_and_replayed(tmp_path: Path) -> None:
     finally:
         writer.join(timeout=10)
     assert wheres == [f"{fifo}:1", f"{fifo}:2", f"{fifo}:3"]
+
+
+def test_a_fifo_is_read_afresh_after_forgetting(tmp_path: Path) -> None:
+    """Within a process a FIFO is replayed (detection, then reading); a program that reads it
+    again for new data forgets what was kept first."""
+    from contracts.io import forget_one_time_inputs
+
+    fifo = tmp_path / "again.fifo"
+    os.mkfifo(fifo)
+
+    def batch(first: int) -> list[int]:
+        data = b"\n".join(line(i) for i in range(first, first + 2)) + b"\n"
+
+        def write() -> None:
+            with fifo.open("wb") as sink:
+                sink.write(data)
+
+        writer = threading.Thread(target=write)
+        writer.start()
+        try:
+            return [m.value["payload"]["id"] for m in read_json_messages(fifo)]
+        finally:
+            writer.join(timeout=10)
+
+    assert batch(1) == [1, 2]
+    forget_one_time_inputs()
+    assert batch(5) == [5, 6]

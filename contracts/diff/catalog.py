@@ -15,6 +15,7 @@ now, which is reported as a note (:attr:`CatalogResult.skipped`).
 
 from __future__ import annotations
 
+import posixpath
 import subprocess
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -115,17 +116,39 @@ def git_baseline(directory: str | Path, ref: str) -> GitBaseline:
         ) from None
     listing = _git(["ls-tree", "-r", "-z", ref, "--", repo.prefix or "."], repo.root)
     objects: list[tuple[str, str]] = []
+    links: list[tuple[str, str]] = []
     for record in listing.split(b"\0"):
         meta, _, path = record.partition(b"\t")
         fields = meta.split()
         rel = path.decode("utf-8", errors="replace")
         if len(fields) == 3 and fields[1] == b"blob" and _is_contract_path(rel):
-            objects.append((rel, fields[2].decode()))
-    return GitBaseline(repo.root, repo.prefix, ref, _cat_blobs(repo.root, objects))
+            (links if fields[0] == _SYMLINK else objects).append((rel, fields[2].decode()))
+    texts = _cat_blobs(repo.root, objects)
+    texts.update(_linked_texts(repo.root, ref, links))
+    return GitBaseline(repo.root, repo.prefix, ref, texts)
 
 
-def _cat_blobs(root: Path, objects: list[tuple[str, str]]) -> dict[str, bytes]:
-    """Blob contents by path, in one ``git cat-file --batch`` run (``objects``: path, blob id)."""
+def _linked_texts(root: Path, ref: str, links: list[tuple[str, str]]) -> dict[str, bytes]:
+    """The files that symbolic links at ``ref`` point to, as they were at ``ref`` (the link's
+    own blob holds only the target's path; the worktree and the index sides read the file).
+    A link whose target is not in the tree at ``ref`` is left out."""
+    if not links:
+        return {}
+    targets = _cat_blobs(root, links)
+    wanted: list[tuple[str, str]] = []
+    for rel, _ in links:
+        target = targets[rel].decode("utf-8", errors="replace")
+        resolved = posixpath.normpath(posixpath.join(posixpath.dirname(rel), target))
+        if not resolved.startswith("../") and not posixpath.isabs(target):
+            wanted.append((rel, f"{ref}:{resolved}"))
+    return _cat_blobs(root, wanted, missing_ok=True)
+
+
+def _cat_blobs(
+    root: Path, objects: list[tuple[str, str]], *, missing_ok: bool = False
+) -> dict[str, bytes]:
+    """Blob contents by path, in one ``git cat-file --batch`` run (``objects``: path, object
+    name: a blob id or ``REF:path``); ``missing_ok``: an object git does not have is left out."""
     if not objects:
         return {}
     request = "".join(f"{oid}\n" for _, oid in objects).encode()
@@ -136,6 +159,8 @@ def _cat_blobs(root: Path, objects: list[tuple[str, str]]) -> dict[str, bytes]:
         end = out.index(b"\n", pos)
         header = out[pos:end].split()
         pos = end + 1
+        if missing_ok and header[-1:] == [b"missing"]:
+            continue
         if len(header) < 3 or header[1] != b"blob":
             raise InputError(f"git cat-file could not read {rel}", str(root))
         size = int(header[2])

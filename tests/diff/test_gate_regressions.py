@@ -340,3 +340,20 @@ def test_a_schema_file_holds_one_document(tmp_path: Path) -> None:
     two.write_text(avsc.read_text() + "\n" + avsc.read_text())
     code, out = run("diff", str(two), str(avsc))
     assert code == 2 and "a second JSON document" in out
+
+
+def test_a_symlinked_contract_is_compared_with_the_file_it_points_to(repo: Path) -> None:
+    """git stores a symbolic link as a blob holding the target's path: the baseline read that
+    path as the contract (it "did not load") while the worktree and index sides read the file."""
+    shared = repo / "shared"
+    shared.mkdir()
+    (repo / "contracts" / "orders.yaml").rename(shared / "orders.yaml")
+    (repo / "contracts" / "orders.yaml").symlink_to("../shared/orders.yaml")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "orders through a link")
+    code, out = run("check", str(repo / "contracts"), "--against", "git:HEAD")
+    assert code == 0, out
+    assert "2 unchanged" in out
+    shutil.copy(FIX / "decimal-scale-changed" / "after.yaml", shared / "orders.yaml")
+    code, out = run("check", str(repo / "contracts"), "--against", "git:HEAD")
+    assert code == 1, out

@@ -106,6 +106,8 @@ DEBEZIUM_CASES = {
     "content after the document": (_debezium() + " garbage", "error"),
     "JSON null": ("null", "tombstone"),
     "empty value": ("", "tombstone"),
+    "JSON null and whitespace": (" null\n", "tombstone"),
+    "whitespace": ("  ", "tombstone"),
 }
 
 
