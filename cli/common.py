@@ -42,6 +42,15 @@ def is_stdout(output: Path | None) -> bool:
     return output is None or str(output) == "-"
 
 
+def refuse_under_a_file(path: Path, where: str) -> None:
+    """Refuse ``path`` when the nearest of its parents that exists is not a directory."""
+    for parent in path.resolve().parents:
+        if parent.exists():
+            if not parent.is_dir():
+                raise InputError(f"{parent} is not a directory", where)
+            return
+
+
 def guard_output_file(output: Path | None, inputs: Iterable[Path], flag: str) -> None:
     """Refuse an output file before anything is read or written: one of the ``inputs`` (the
     same file, however named: ``./a``, symlinks and hard links count), a directory, or a path
@@ -53,11 +62,7 @@ def guard_output_file(output: Path | None, inputs: Iterable[Path], flag: str) ->
     if output.is_dir():
         raise InputError("is a directory: give a file name", where)
     target = output.resolve()
-    for parent in target.parents:
-        if parent.exists():
-            if not parent.is_dir():
-                raise InputError(f"{parent} is not a directory", where)
-            break
+    refuse_under_a_file(output, where)
     for given in inputs:
         if str(given) == "-":
             continue
@@ -101,9 +106,7 @@ def guard_output_dir(
             "delete it: choose another output directory",
             f"{flag} {output}",
         )
-    for parent in target.parents:
-        if parent.exists() and not parent.is_dir():
-            raise InputError(f"{parent} is not a directory", f"{flag} {output}")
+    refuse_under_a_file(output, f"{flag} {output}")
     if overwrite or not output.exists():
         return
     if not output.is_dir():

@@ -7,7 +7,7 @@ from typing import Annotated, Any
 
 import typer
 
-from cli.common import OutputMode, print_json, table
+from cli.common import OutputMode, print_json, refuse_under_a_file, table
 
 registry_app = typer.Typer(
     name="registry",
@@ -268,11 +268,7 @@ def _check_out_dir(out_dir: Path) -> None:
     where = f"--out {out_dir}"
     if out_dir.exists() and not out_dir.is_dir():
         raise InputError("is a file: give a directory for the contract files", where)
-    for parent in out_dir.resolve().parents:
-        if parent.exists():
-            if not parent.is_dir():
-                raise InputError(f"{parent} is not a directory", where)
-            break
+    refuse_under_a_file(out_dir, where)
 
 
 def _summary(values: list[str]) -> None:

@@ -7,6 +7,8 @@ from typing import Annotated, Any
 
 import typer
 
+from cli.common import refuse_under_a_file
+
 
 def register(app: typer.Typer) -> None:
     app.command(
@@ -129,11 +131,7 @@ def _check_registry_db(path: Path, given: bool) -> None:
     where = f"--registry-db {path}" if given else f"registry database {path}"
     if path.is_dir():
         raise InputError("is a directory: give an SQLite file name", where)
-    for parent in path.resolve().parents:
-        if parent.exists():
-            if not parent.is_dir():
-                raise InputError(f"{parent} is not a directory", where)
-            break
+    refuse_under_a_file(path, where)
     if path.exists():
         try:
             with path.open("rb") as handle:

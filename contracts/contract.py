@@ -353,7 +353,7 @@ def parse_contract(text: str, source: str = "<contract>") -> Contract:
         elif first["type"] == "missing":
             msg = f"missing required key {loc[-1]!r}"
         raise ContractFileError(f"{dotted}: {msg}", where) from None
-    _check_format(contract, node, source)
+    check_format(contract, source, _line_of(node, ("format",)))
     remember_source(contract, source)
     return contract
 
@@ -363,15 +363,14 @@ def remember_source(contract: Contract, source: str) -> None:
     contract._origin = _Origin(source)
 
 
-def _check_format(contract: Contract, node: yaml.Node | None, source: str) -> None:
-    """A contract file names a registered format (a typo would otherwise surface only when a
-    command needs the format, or as a bogus diff finding)."""
+def check_format(contract: Contract, source: str, line: int | None = None) -> None:
+    """Refuse a contract whose format is not registered, at its ``format:`` line (a typo would
+    otherwise surface only when a command needs the format, or as a bogus diff finding)."""
     from contracts.formats import check_format_name
 
     try:
         check_format_name(contract.format)
     except UnknownFormatError as err:
-        line = _line_of(node, ("format",))
         where = f"{source}:{line}" if line else source
         raise ContractFileError(f"format: {err.what}", where) from None
 

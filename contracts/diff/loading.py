@@ -23,8 +23,8 @@ import yaml
 from pydantic import ValidationError
 
 from contracts.contract import Contract, parse_contract, remember_source
+from contracts.contract import check_format as contract_check_format
 from contracts.diff.model import Finding
-from contracts.errors import ContractFileError, UnknownFormatError
 
 __all__ = ["LineIndex", "LoadedContract", "check_format", "load_contract_text", "read_contract"]
 
@@ -172,12 +172,6 @@ def read_contract(text: str, source: str) -> Contract:
 
 
 def check_format(contract: Contract, source: str, lines: LineIndex | None = None) -> None:
-    """Refuse a contract whose format is not registered, at the ``format:`` line."""
-    from contracts.formats import check_format_name
-
-    try:
-        check_format_name(contract.format)
-    except UnknownFormatError as err:
-        line = lines.keys.get("format") if lines is not None else None
-        where = f"{source}:{line}" if line else source
-        raise ContractFileError(f"format: {err.what}", where) from None
+    """:func:`contracts.contract.check_format`, located by a file's :class:`LineIndex`."""
+    line = lines.keys.get("format") if lines is not None else None
+    contract_check_format(contract, source, line)
