@@ -5,10 +5,12 @@ marks are skipped; one-time inputs (pipes) can be read again."""
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import os
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 import orjson
@@ -229,10 +231,10 @@ def test_unusable_paths_are_input_errors(tmp_path: Path) -> None:
         assert (info.value.where, info.value.what) == (str(path), what)
 
 
-def test_a_fifo_is_read_once_and_replayed(tmp_path: Path) -> None:
-    fifo = tmp_path / "in.fifo"
-    os.mkfifo(fifo)
-    data = b"\n".join(line(i) for i in range(1, 4)) + b"\n"
+@contextlib.contextmanager
+def feeding(fifo: Path, ids: range) -> Iterator[None]:
+    """A writer thread feeding ``fifo`` one line per id while the block reads it."""
+    data = b"\n".join(line(i) for i in ids) + b"\n"
 
     def write() -> None:
         with fifo.open("wb") as sink:
@@ -241,10 +243,17 @@ def test_a_fifo_is_read_once_and_replayed(tmp_path: Path) -> None:
     writer = threading.Thread(target=write)
     writer.start()
     try:
-        assert sniff_kind(fifo) == "json"  # a first pass reads the head
-        wheres = [m.where for m in read_json_messages(fifo)]  # the second starts over
+        yield
     finally:
         writer.join(timeout=10)
+
+
+def test_a_fifo_is_read_once_and_replayed(tmp_path: Path) -> None:
+    fifo = tmp_path / "in.fifo"
+    os.mkfifo(fifo)
+    with feeding(fifo, range(1, 4)):
+        assert sniff_kind(fifo) == "json"  # a first pass reads the head
+        wheres = [m.where for m in read_json_messages(fifo)]  # the second starts over
     assert wheres == [f"{fifo}:1", f"{fifo}:2", f"{fifo}:3"]
 
 
@@ -257,18 +266,8 @@ def test_a_fifo_is_read_afresh_after_forgetting(tmp_path: Path) -> None:
     os.mkfifo(fifo)
 
     def batch(first: int) -> list[int]:
-        data = b"\n".join(line(i) for i in range(first, first + 2)) + b"\n"
-
-        def write() -> None:
-            with fifo.open("wb") as sink:
-                sink.write(data)
-
-        writer = threading.Thread(target=write)
-        writer.start()
-        try:
+        with feeding(fifo, range(first, first + 2)):
             return [m.value["payload"]["id"] for m in read_json_messages(fifo)]
-        finally:
-            writer.join(timeout=10)
 
     assert batch(1) == [1, 2]
     forget_one_time_inputs()

@@ -9,19 +9,15 @@ never ``internal error``.
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import os
 import socket
 import subprocess
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-
-from cli.main import main
+from test_formats_cli import run as run_in_process
 
 ROOT = Path(__file__).parent.parent.parent
 FIXTURES = ROOT / "tests" / "fixtures"
@@ -45,22 +41,9 @@ class Run:
 
 
 def run(*args: str | Path) -> Run:
-    """``cdc-contracts ARGS`` in-process through ``cli.main.main``."""
-    raw = io.BytesIO()
-    out = io.TextIOWrapper(raw, encoding="utf-8", write_through=True)
-    err = io.StringIO()
-    argv = sys.argv
-    sys.argv = ["cdc-contracts", *map(str, args)]
-    code = 0
-    try:
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            main()
-    except SystemExit as ex:
-        code = ex.code if isinstance(ex.code, int) else (0 if ex.code is None else 2)
-    finally:
-        sys.argv = argv
-    out.flush()
-    return Run(code, raw.getvalue().decode("utf-8"), err.getvalue())
+    """``cdc-contracts ARGS`` in-process through ``cli.main.main`` (stdout as text)."""
+    done = run_in_process(*args)
+    return Run(done.code, done.text, done.err)
 
 
 def run_process(*args: str | Path, stdin: bytes | None = None, cwd: Path = ROOT) -> Run:

@@ -168,8 +168,10 @@ def test_real_entry_point_exit_codes(tmp_path: Path) -> None:
 # --- check against git ------------------------------------------------------------------------
 
 
-def git(repo: Path, *args: str) -> None:
-    subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True)
+def git(repo: Path, *args: str) -> str:
+    """``git ARGS`` in ``repo``; its standard output."""
+    done = subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True, text=True)
+    return done.stdout
 
 
 @pytest.fixture()

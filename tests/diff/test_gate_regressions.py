@@ -8,7 +8,6 @@ from __future__ import annotations
 import copy
 import json
 import shutil
-import subprocess
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -16,6 +15,8 @@ import pytest
 from typer.testing import CliRunner
 
 from cli.main import app
+
+from .test_cli import git
 
 FIX = Path(__file__).parent.parent / "fixtures" / "diff"
 ROOT = Path(__file__).parent.parent.parent
@@ -26,11 +27,6 @@ runner = CliRunner()
 def run(*args: str, env: dict[str, str] | None = None) -> tuple[int, str]:
     result = runner.invoke(app, list(args), env=env)
     return result.exit_code, result.output
-
-
-def git(repo: Path, *args: str) -> str:
-    done = subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True, text=True)
-    return done.stdout
 
 
 def line_of(path: Path, needle: str) -> int:

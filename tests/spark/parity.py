@@ -27,6 +27,13 @@ from spark_bindings.inputs import frame_from_messages
 FIXTURES = Path(__file__).parent.parent / "fixtures"
 
 
+def orders_message() -> dict[str, Any]:
+    """A real Debezium message of the postgres-orders fixture ``{schema, payload}`` (its
+    embedded schema is what the core checks)."""
+    line = (FIXTURES / "debezium-json" / "postgres-orders.kcat.jsonl").read_text().splitlines()[0]
+    return dict(json.loads(json.loads(line)["payload"]))
+
+
 def messages(fmt: str, sample: str) -> list[Message]:
     f = get_format(fmt)
     return list(f.assemble(read_messages([FIXTURES / fmt / sample], f.input_kind)))

@@ -25,7 +25,7 @@ from contracts.formats.base import Message
 from spark_bindings import decode_changes
 from spark_bindings.inputs import KAFKA_SCHEMA, frame_from_values
 
-from .parity import FIXTURES
+from .parity import FIXTURES, orders_message
 
 pytestmark = pytest.mark.spark
 
@@ -33,13 +33,8 @@ ORDERS = FIXTURES / "debezium-json" / "postgres-orders.expected.yaml"
 CANAL = FIXTURES / "canal-json" / "flink-products.typed.expected.yaml"
 
 
-def _template() -> dict[str, Any]:
-    line = (FIXTURES / "debezium-json" / "postgres-orders.kcat.jsonl").read_text().splitlines()[0]
-    return dict(json.loads(json.loads(line)["payload"]))
-
-
 def _debezium(**after: Any) -> str:
-    value = _template()
+    value = orders_message()
     payload = dict(value["payload"])
     payload["after"] = {**payload["after"], **after}
     return json.dumps({**value, "payload": payload})

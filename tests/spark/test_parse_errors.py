@@ -22,7 +22,7 @@ from contracts.io import read_messages
 from spark_bindings import decode_changes
 from spark_bindings.inputs import frame_from_values, read_input
 
-from .parity import FIXTURES
+from .parity import FIXTURES, orders_message
 
 pytestmark = pytest.mark.spark
 
@@ -30,14 +30,8 @@ ORDERS = FIXTURES / "debezium-json" / "postgres-orders.expected.yaml"
 CANAL = FIXTURES / "canal-json" / "flink-products.typed.expected.yaml"
 
 
-def _template() -> dict[str, Any]:
-    """A real message of the fixture (its embedded schema is what the core checks)."""
-    line = (FIXTURES / "debezium-json" / "postgres-orders.kcat.jsonl").read_text().splitlines()[0]
-    return dict(json.loads(json.loads(line)["payload"]))
-
-
 def _message(after: Any = None, **source: Any) -> str:
-    value = _template()
+    value = orders_message()
     payload = dict(value["payload"])
     if after is not None:
         payload["after"] = after if not isinstance(after, dict) else {**payload["after"], **after}
