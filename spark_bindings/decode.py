@@ -15,7 +15,7 @@ from contracts.contract import Contract
 from contracts.errors import UnknownFormatError
 from contracts.formats._typing import TEXT_WHITESPACE
 from spark_bindings.context import Context
-from spark_bindings.expressions import Problem, problem_text
+from spark_bindings.expressions import Problem, problem_text, stripped
 from spark_bindings.feed import CANONICAL, CONTROL_COL, ERROR_COL, PARSED_COL, Feed, finish
 from spark_bindings.frame import Frame, StepCache, replay
 from spark_bindings.json_formats import JSON_DECODERS, JsonDecoder
@@ -266,8 +266,7 @@ def _present(decoder: JsonDecoder, value: Column) -> Column:
         return value.isNotNull()
     # whitespace around counts as nothing, as in the core; only a short value can be one
     # (trimming a long message would copy it)
-    short = F.trim(value.cast("string"), F.lit(TEXT_WHITESPACE))
-    blank = (F.octet_length(value) <= 16) & short.isin("", "null")
+    blank = (F.octet_length(value) <= 16) & stripped(value.cast("string")).isin("", "null")
     return value.isNotNull() & ~F.coalesce(blank, F.lit(False))
 
 

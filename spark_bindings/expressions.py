@@ -37,6 +37,7 @@ from contracts.logical import (
     DECIMAL_NAME,
     EXACT_JSON_NUMBER_DIGITS,
     LOGICAL_TYPES,
+    MAX_SPARK_DECIMAL_PRECISION,
     decimal_precision,
     decimal_scale,
     lookup,
@@ -52,8 +53,6 @@ _HEX_COMPLEMENT: Final = "FEDCBA9876543210"
 _TWO_POW_64: Final = "18446744073709551616"
 #: The most decimal digits every value of which fits a signed 64-bit integer.
 _LONG_DIGITS: Final = 18
-#: The most digits a Spark DecimalType holds.
-MAX_DECIMAL_DIGITS: Final = 38
 
 
 @dataclass(frozen=True)
@@ -321,7 +320,7 @@ def within_declared(value: Column, schema: ConnectSchema) -> Column:
     precision, scale = decimal_precision(schema), decimal_scale(schema)
     if precision is None or scale <= precision:
         return value
-    digits = min(scale, MAX_DECIMAL_DIGITS)  # Spark's types stop at 38 (the type is capped too)
+    digits = min(scale, MAX_SPARK_DECIMAL_PRECISION)  # as the column's Spark type is capped
     bound = F.lit(f"1E{precision - scale}").cast(f"decimal({digits},{digits})")
     return F.when(F.abs(value) < bound, value)
 
