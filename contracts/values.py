@@ -68,12 +68,12 @@ def compile_decoder(schema: ConnectSchema) -> ValueDecoder:
 
         return decode_logical
 
-    bounds = _INT_BOUNDS.get(schema.type) or _FLOAT32_BOUNDS.get(schema.type)
+    bounds = _INT_BOUNDS.get(schema.type) or _FLOAT_BOUNDS.get(schema.type)
     if bounds is not None:
         low, high = bounds
         kind = type(low)
 
-        def decode_int(value: Any, path: str) -> Any:
+        def decode_bounded(value: Any, path: str) -> Any:
             if type(value) is kind and low <= value <= high:
                 return value
             if value is None:
@@ -82,7 +82,7 @@ def compile_decoder(schema: ConnectSchema) -> ValueDecoder:
                 raise DecodeError("null is not allowed for a required value", path)
             return inner(value, path)
 
-        return decode_int
+        return decode_bounded
 
     def decode(value: Any, path: str) -> Any:
         if value is None:
@@ -102,7 +102,7 @@ _EXACT_PY_TYPES: dict[str, type] = {
 }
 #: Floating columns pass a float within these bounds unchanged (others, float32 overflows
 #: among them, take the checked path of decode_base).
-_FLOAT32_BOUNDS: dict[str, tuple[float, float]] = {
+_FLOAT_BOUNDS: dict[str, tuple[float, float]] = {
     "float": (-FLOAT32_MAX, FLOAT32_MAX),
     "double": (-sys.float_info.max, sys.float_info.max),
 }
@@ -228,7 +228,7 @@ def _inline_check(schema: ConnectSchema, var: str) -> str | None:
     """Source of a condition that is False when ``var`` needs no decoding (None: always decode)."""
     if lookup(schema) is not None:
         return None
-    floating = _FLOAT32_BOUNDS.get(schema.type)
+    floating = _FLOAT_BOUNDS.get(schema.type)
     if floating is not None:  # beyond the column's range (or not finite): checked
         low, high = floating
         return f"type({var}) is not float or not {low!r} <= {var} <= {high!r}"
