@@ -174,16 +174,27 @@ def git(repo: Path, *args: str) -> str:
     return done.stdout
 
 
+def contracts_repo(root: Path, fixtures: dict[str, str]) -> Path:
+    """A new repository at ``root`` whose ``contracts/`` holds ``fixtures`` (file name →
+    tests/fixtures/diff case, its ``before.yaml``); the directory, not yet committed."""
+    git(root, "init", "-q", "-b", "main")
+    git(root, "config", "user.email", "ci@example.com")
+    git(root, "config", "user.name", "CI")
+    contracts = root / "contracts"
+    contracts.mkdir()
+    for name, case in fixtures.items():
+        shutil.copy(FIX / case / "before.yaml", contracts / name)
+    return contracts
+
+
 @pytest.fixture()
 def repo(tmp_path: Path) -> Path:
-    git(tmp_path, "init", "-q", "-b", "main")
-    git(tmp_path, "config", "user.email", "ci@example.com")
-    git(tmp_path, "config", "user.name", "CI")
-    contracts = tmp_path / "contracts"
-    contracts.mkdir()
-    shutil.copy(FIX / "decimal-scale-changed" / "before.yaml", contracts / "orders.yaml")
-    shutil.copy(FIX / "column-added" / "before.yaml", contracts / "orders_copy.yaml")
-    shutil.copy(FIX / "format-changed" / "before.yaml", contracts / "shop.yaml")
+    cases = {
+        "orders.yaml": "decimal-scale-changed",
+        "orders_copy.yaml": "column-added",
+        "shop.yaml": "format-changed",
+    }
+    contracts = contracts_repo(tmp_path, cases)
     hidden = contracts / ".config"  # hidden directories are not read
     hidden.mkdir()
     (hidden / "settings.yml").write_text("retention: 7d\n")

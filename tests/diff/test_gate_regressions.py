@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 
 from cli.main import app
 
-from .test_cli import git
+from .test_cli import contracts_repo, git
 
 FIX = Path(__file__).parent.parent / "fixtures" / "diff"
 ROOT = Path(__file__).parent.parent.parent
@@ -36,13 +36,9 @@ def line_of(path: Path, needle: str) -> int:
 @pytest.fixture()
 def repo(tmp_path: Path) -> Path:
     """A repository whose contracts/ holds two committed contracts."""
-    git(tmp_path, "init", "-q", "-b", "main")
-    git(tmp_path, "config", "user.email", "ci@example.com")
-    git(tmp_path, "config", "user.name", "CI")
-    contracts = tmp_path / "contracts"
-    contracts.mkdir()
-    shutil.copy(FIX / "decimal-scale-changed" / "before.yaml", contracts / "orders.yaml")
-    shutil.copy(FIX / "format-changed" / "before.yaml", contracts / "shop.yaml")
+    contracts_repo(
+        tmp_path, {"orders.yaml": "decimal-scale-changed", "shop.yaml": "format-changed"}
+    )
     git(tmp_path, "add", "contracts")
     git(tmp_path, "commit", "-q", "-m", "contracts")
     return tmp_path
