@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck unit install check-java clean bench
+.PHONY: demo test lint typecheck unit unit-fast install check-java clean bench
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python >= 3.11 is required")'
@@ -30,6 +30,10 @@ typecheck: install
 
 unit: check-java install
 	$(BIN)/pytest -q -p no:cacheprovider
+
+# the quick loop: everything that does not start a JVM
+unit-fast: install
+	$(BIN)/pytest -q -p no:cacheprovider -m "not spark"
 
 test: lint typecheck unit
 

@@ -22,7 +22,7 @@ import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final, Literal, TypeVar
+from typing import Any, Final, Literal, TypeVar, cast
 
 import httpx
 import orjson
@@ -431,12 +431,11 @@ class Catalog:
         entry = index.get(name)
         if entry is None:
             return None
-        if version is None:
-            ref = entry.latest
-        else:
+        ref: VersionRef | None = entry.latest
+        if version is not None:
             ref = next((r for r in entry.versions if r.version == version), None)
-            if ref is None:
-                return None
+        if ref is None:
+            return None
         return self._renderings.get((ref.name, ref.version, ref.source, to, part))
 
     async def rendering(self, loaded: Loaded, to: str, part: str) -> Rendered:
@@ -446,9 +445,9 @@ class Catalog:
         found = self._renderings.get(key)
         if found is not None:
             return found
-        from contracts.render import render_contract
+        from contracts.render import Part, RenderTarget, render_contract
 
-        rendered = render_contract(loaded.contract, to, part)
+        rendered = render_contract(loaded.contract, cast(RenderTarget, to), cast(Part, part))
         schema = (
             json.loads(rendered) if to != "spark-ddl" and isinstance(rendered, str) else rendered
         )

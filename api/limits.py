@@ -6,12 +6,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Final
 
-from api.problems import problem, problem_response
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-Scope = dict[str, Any]
-Receive = Callable[[], Any]
-Send = Callable[[dict[str, Any]], Any]
-ASGIApp = Callable[[Scope, Receive, Send], Any]
+from api.problems import problem, problem_response
 
 REGISTRY_WRITE_PREFIXES: Final = ("/subjects", "/config", "/mode")
 WRITE_METHODS: Final = frozenset({"POST", "PUT", "DELETE"})
@@ -55,7 +52,7 @@ class BodyLimit:
                     raise BodyTooLargeError
             return message
 
-        async def tracking_send(message: dict[str, Any]) -> None:
+        async def tracking_send(message: Message) -> None:
             nonlocal started
             if message["type"] == "http.response.start":
                 started = True
@@ -127,7 +124,7 @@ class HeadAsGet:
             await self.app(scope, receive, send)
             return
 
-        async def headers_only(message: dict[str, Any]) -> None:
+        async def headers_only(message: Message) -> None:
             if message["type"] == "http.response.body":
                 if message.get("more_body", False):
                     return

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import httpx
 from fastapi import Depends, FastAPI, Request, Response
@@ -135,7 +135,10 @@ def _install_errors(app: FastAPI, embedded: bool) -> None:
     install_problem_handlers(app)
     from api.routers.contracts import IncompatibleContractError
 
-    on_problem_http_error = app.exception_handlers[StarletteHTTPException]
+    on_problem_http_error = cast(
+        Callable[[Request, Exception], Awaitable[Response]],
+        app.exception_handlers[StarletteHTTPException],
+    )
 
     async def on_incompatible(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, IncompatibleContractError)

@@ -62,11 +62,11 @@ def render(
         warnings.simplefilter("always")
         loaded = load_schema_input(input_path)
         if isinstance(loaded, Contract):
-            text = render_contract(loaded, to.value, part.value if part else "value")  # type: ignore[arg-type]
+            text = render_contract(loaded, to.value, part.value if part else "value")
         else:
             if part is not None:
                 raise InputError("--part applies to contract files only", str(input_path))
-            text = render_schema(loaded, to.value)  # type: ignore[arg-type]
+            text = render_schema(loaded, to.value)
     for w in caught:
         sys.stderr.write(f"warning: {w.message}\n")
     write_output(text, output)

@@ -90,12 +90,12 @@ def spark_schema_cmd(
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
-            schema = spark_schema(c, part.value, view.value)  # type: ignore[arg-type]
+            schema = spark_schema(c, part.value, view.value)
         except (SchemaError, UnknownFormatError) as err:
             raise type(err)(err.what, str(contract)) from None
     for w in {str(w.message): w for w in caught}.values():
         sys.stderr.write(f"warning: {w.message}\n")
-    typer.echo(render(schema, as_.value))  # type: ignore[arg-type]
+    typer.echo(render(schema, as_.value))
 
 
 def decode_cmd(
@@ -179,7 +179,7 @@ def decode_cmd(
     existing = SparkSession.getActiveSession()
     spark = local_session("cdc-contracts-decode", master)
     try:
-        df = read_input(spark, [str(p) for p in input_], input_format.value, c.format)  # type: ignore[arg-type]
+        df = read_input(spark, [str(p) for p in input_], input_format.value, c.format)
         feed = decode_changes(df, c, drop_control_records=drop_control_records, **options)
         with spark_task_progress(spark, f"decoding {c.name}"):
             write_parquet(feed, str(output))
@@ -191,7 +191,7 @@ def decode_cmd(
     finally:
         if existing is None:
             spark.stop()
-    summary = {
+    summary: dict[str, Any] = {
         "output": str(output),
         "rows": sum(counts.values()),
         "counts": dict(sorted(counts.items())),
@@ -202,7 +202,7 @@ def decode_cmd(
         return
     # the path on a line of its own: a table title would wrap it at the table's width
     typer.echo(f"{summary['rows']} rows → {output}")
-    table(None, ["op / kind", "rows"], [[k, v] for k, v in summary["counts"].items()])
+    table(None, ["op / kind", "rows"], [[k, v] for k, v in sorted(counts.items())])
     typer.echo(f"errors: {summary['errors']}")
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import random
 import time
+import types
 from dataclasses import dataclass, field
 from typing import Any, Final
 from urllib.parse import quote
@@ -378,6 +379,7 @@ def _transport_errors() -> tuple[tuple[type[Exception], ...], tuple[type[Excepti
 
     timeouts: list[type[Exception]] = [httpx.TimeoutException]
     transport: list[type[Exception]] = [httpx.TransportError]
+    sr_httpx: types.ModuleType
     try:
         from confluent_kafka.schema_registry.common._httpx_compat import httpx as sr_httpx
     except ImportError:  # older clients use httpx itself

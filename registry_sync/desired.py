@@ -23,7 +23,7 @@ import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, Literal
 
 from contracts.contract import Contract, load_contract
 from contracts.errors import ContractFileError, ContractsError
@@ -95,7 +95,7 @@ def contract_from_properties(properties: dict[str, str] | None, where: str) -> C
         ) from None
 
 
-def render_avro(contract: Contract, part: str) -> dict[str, Any] | None:
+def render_avro(contract: Contract, part: Literal["key", "value"]) -> dict[str, Any] | None:
     """The contract's key or value Avro schema (None when the contract has no key)."""
     from contracts.render import contract_avro
 
@@ -130,7 +130,8 @@ def desired_subjects(
     owners: dict[str, str] = {}
     for contract in contracts:
         topic = contract.topic or contract.name
-        for part in ("value", "key"):
+        parts: tuple[Literal["value", "key"], ...] = ("value", "key")
+        for part in parts:
             schema = render_avro(contract, part)
             if schema is None:
                 continue

@@ -90,7 +90,7 @@ def wants_avro(contract: Contract, options: Mapping[str, Any]) -> bool:
 def spark_avro_available(spark: SparkSession) -> bool:
     """Whether spark-avro's ``from_avro`` is on the JVM classpath of this session."""
     try:
-        jvm = spark._jvm  # type: ignore[attr-defined]
+        jvm = spark._jvm
         return (
             jvm is not None
             and jvm.org.apache.spark.sql.avro.functions is not None

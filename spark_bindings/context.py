@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -139,6 +140,7 @@ class Context:
     ) -> Decoded:
         """One column's text value decoded to its Spark type."""
         target = self.row_type[name].dataType
+        stage: Callable[[Column], Column]
         if self.strip_staged_texts:
             stage = self.stage_text
         else:

@@ -210,7 +210,9 @@ def create_registry_router(store: RegistryStore, access: AccessCheck | None = No
     ``access`` decides, per request, whether it may proceed (``write`` tells the routes of
     :data:`WRITE_ROUTES` from reads); a refusal is 401, error_code 40101.
     """
-    route_class = type("GuardedRegistryRoute", (RegistryRoute,), {"access": staticmethod(access)})
+    route_class = type(
+        "GuardedRegistryRoute", (RegistryRoute,), {"access": access and staticmethod(access)}
+    )
     router = APIRouter(route_class=route_class, tags=["schema registry"])
 
     async def call(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:

@@ -51,7 +51,9 @@ async def list_contracts(
 IfNoneMatch = Annotated[
     str | None, Header(description="answer 304 when the ETag of the answer is one of these")
 ]
-_CONDITIONAL = {304: {"description": "not modified: the ETag matches `If-None-Match`"}}
+_CONDITIONAL: dict[int | str, dict[str, Any]] = {
+    304: {"description": "not modified: the ETag matches `If-None-Match`"}
+}
 
 
 @router.get("/{name}", summary="The latest version of a contract", responses=_CONDITIONAL)
