@@ -652,9 +652,8 @@ async def _verdict_at_level(
 ) -> tuple[bool, list[str]]:
     """The registry's verdict for ``schema`` after the subject, at ``level``: against every
     live version for transitive levels, against the latest otherwise."""
-    from api.registry.store import compatibility_message
     from contracts.contract import CompatibilityLevel
-    from contracts.diff.compat import registry_verdict
+    from contracts.diff.verdict import schema_verdict
 
     numbers = await registry.versions(subject)
     if not CompatibilityLevel(level).transitive:
@@ -663,13 +662,5 @@ async def _verdict_at_level(
     previous = [
         (f["version"], f["schema"]) for f in found if f and isinstance(f.get("schema"), str)
     ]
-    if not previous:
-        return True, []
-    verdict = registry_verdict(schema, [text for _, text in previous], level)
-    messages = [
-        compatibility_message(c.direction, previous[c.version - 1][0], c.problem.describe())
-        for c in verdict.problems
-    ]
-    if not verdict.compatible:
-        messages.append(f"{{compatibility: '{level}'}}")
-    return verdict.compatible, messages
+    verdict = schema_verdict(schema, previous, level)
+    return verdict.compatible, list(verdict.messages)

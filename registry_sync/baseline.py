@@ -59,15 +59,16 @@ class RegistryBaseline:
                 out.append(found)
         return out
 
-    def previous_sides(self, contract: Contract) -> list[Side]:
+    def previous_sides(self, contract: Contract) -> list[tuple[int, Side]]:
         """Every version registered under the contract's value subject, oldest first, as the
-        sides :func:`contracts.diff.catalog.compare_with_history` compares: a version carrying
-        a contract in its metadata (``registry push``) is that contract; one registered by
-        another tool is its Avro schema, so it still takes part in the verdict."""
+        version numbers and sides :func:`contracts.diff.catalog.compare_with_history` judges
+        against: a version carrying a contract in its metadata (``registry push``) is that
+        contract; one registered by another tool is its Avro schema, so it still takes part
+        in the verdict."""
         subject = self.subject(contract)
         if subject is None:
             return []
-        sides: list[Side] = []
+        sides: list[tuple[int, Side]] = []
         for number in self.client.versions(subject):
             got = self.client.version(subject, number)
             if got is None or got.schema is None:
@@ -76,13 +77,13 @@ class RegistryBaseline:
             found = contract_from_properties(got.metadata_properties, where)
             if found is not None:
                 check_format(found, where)
-                sides.append(Side.of_contract(found, f"{subject} v{number}"))
+                sides.append((number, Side.of_contract(found, f"{subject} v{number}")))
                 continue
             try:
                 schema = json.loads(got.schema)
             except ValueError:
                 raise InputError("the registered schema is not an Avro schema", where) from None
-            sides.append(Side.of_avro(schema, f"{subject} v{number}"))
+            sides.append((number, Side.of_avro(schema, f"{subject} v{number}")))
         return sides
 
     def _versions(self, contract: Contract, part: str) -> list[tuple[Any, str]]:

@@ -233,13 +233,6 @@ def check_mode(value: Any) -> str:
     return value.upper()
 
 
-def compatibility_message(direction: str, version: int, reason: str) -> str:
-    """One reason of a compatibility verdict, naming the version (its real number)."""
-    if direction == "backward":
-        return f"the new schema cannot read data written with version {version}: {reason}"
-    return f"version {version} cannot read data written with the new schema: {reason}"
-
-
 @dataclass(frozen=True)
 class _SettingKind:
     """One per-subject setting: its ``settings.scope`` (also its name in messages), default,
@@ -604,22 +597,14 @@ class RegistryStore:
     def _verdict(
         candidate: Candidate, previous: list[StoredVersion], level: str
     ) -> tuple[bool, list[str]]:
-        """The verdict against ``previous`` (live versions, oldest first); every message names
-        the real version number it concerns."""
-        from contracts.diff.compat import registry_verdict
+        """The verdict against ``previous`` (live versions, oldest first), by the one
+        :func:`~contracts.diff.verdict.schema_verdict` (messages name real version numbers)."""
+        from contracts.diff.verdict import schema_verdict
 
-        if not previous:
-            return True, []
-        verdict = registry_verdict(candidate.canonical.text, [v.schema for v in previous], level)
-        messages = [
-            compatibility_message(
-                c.direction, previous[c.version - 1].version, c.problem.describe()
-            )
-            for c in verdict.problems
-        ]
-        if not verdict.compatible:
-            messages.append(f"{{compatibility: '{level}'}}")
-        return verdict.compatible, messages
+        found = schema_verdict(
+            candidate.canonical.text, [(v.version, v.schema) for v in previous], level
+        )
+        return found.compatible, list(found.messages)
 
     # --- writing ------------------------------------------------------------------------------
 

@@ -23,12 +23,11 @@ from pathlib import Path
 from typing import Final
 
 from contracts.contract import CompatibilityLevel, Contract
-from contracts.diff.engine import diff_sides
 from contracts.diff.loading import LineIndex, LoadedContract, load_contract_text, read_contract
 from contracts.diff.model import DiffResult
 from contracts.diff.report import Entry
-from contracts.diff.rules import RULES_BY_ID
 from contracts.diff.side import Side
+from contracts.diff.verdict import ExceptionPolicy, FailOn, catalog_result, contract_verdict
 from contracts.errors import ContractFileError, ContractsError, InputError
 
 __all__ = [
@@ -252,16 +251,21 @@ def compare_catalog(
     level: CompatibilityLevel | None = None,
     baseline_name: str = "the baseline",
     baseline_prefix: str | None = None,
+    *,
+    fail_on: FailOn = "breaking",
+    exceptions: ExceptionPolicy | None = None,
 ) -> CatalogResult:
     """Diff each current file with its baseline text; report added and removed contracts.
 
     Keys are paths (relative to the repository root); values are file contents (a ``Path`` is
     read). ``baseline_name`` (``git:origin/main``) and ``baseline_prefix`` (``origin/main``,
-    located as ``origin/main:contracts/x.yaml:3``) name the baseline in errors.
+    located as ``origin/main:contracts/x.yaml:3``) name the baseline in errors. Each contract
+    is judged by :func:`~contracts.diff.verdict.contract_verdict` against its baseline.
 
     Raises :class:`~contracts.errors.ContractFileError` for a current file that is not a
     contract, and for a baseline file that is not one while the current file exists.
     """
+    judge = _Judge(level, fail_on, exceptions)
     entries: list[Entry] = []
     skipped: list[str] = []
     for rel in sorted(set(current) | set(baseline)):
@@ -290,7 +294,7 @@ def compare_catalog(
                     f"({err.one_line()}), so it is not reported as a removed contract"
                 )
                 continue
-        entries.append(_entry(rel, old, new, level))
+        entries.append(_entry(rel, old, new, judge))
     return CatalogResult(entries, skipped)
 
 
@@ -302,59 +306,64 @@ def _as_bytes(value: bytes | str | Path | None) -> bytes | None:
     return value.encode("utf-8")
 
 
+@dataclass(frozen=True, slots=True)
+class _Judge:
+    """How ``check`` judges each contract: the level, ``--fail-on`` and the exceptions."""
+
+    level: CompatibilityLevel | None
+    fail_on: FailOn
+    exceptions: ExceptionPolicy | None
+
+    def entry(
+        self,
+        rel: str,
+        loaded: LoadedContract,
+        history: Sequence[Side],
+        versions: Sequence[int] | None = None,
+    ) -> Entry:
+        found = contract_verdict(
+            loaded.contract,
+            history,
+            level=self.level,
+            fail_on=self.fail_on,
+            exceptions=self.exceptions,
+            versions=versions,
+            source=rel,
+        )
+        lines = loaded.lines.line if found.status != "unchanged" else None
+        return Entry(found.name, rel, found.status, found.result, lines, found)
+
+
 def _entry(
-    rel: str,
-    old: LoadedContract | None,
-    new: LoadedContract | None,
-    level: CompatibilityLevel | None,
+    rel: str, old: LoadedContract | None, new: LoadedContract | None, judge: _Judge
 ) -> Entry:
     if new is None:
         assert old is not None
         gone = old.contract
-        return Entry(gone.name, rel, "removed", catalog_result("contract-removed", gone, level))
-    contract, lines = new.contract, new.lines.line
-    if old is None:
-        result = catalog_result("contract-added", contract, level)
-        return Entry(contract.name, rel, "added", result, lines)
-    if old.contract.to_dict() == contract.to_dict():  # only comments or layout changed
-        return Entry(
-            contract.name, rel, "unchanged", DiffResult(level or contract.compatibility, True)
-        )
-    result = diff_sides(Side.of_contract(old.contract, rel), Side.of_contract(contract, rel), level)
-    return Entry(contract.name, rel, "changed", result, lines)
-
-
-def catalog_result(
-    rule_id: str, contract: Contract, level: CompatibilityLevel | None
-) -> DiffResult:
-    """A result holding one catalog finding (contract added or removed)."""
-    findings = list(RULES_BY_ID[rule_id].check(contract.name))
-    return DiffResult(level or contract.compatibility, True, findings)
+        result = catalog_result("contract-removed", gone, judge.level)
+        return Entry(gone.name, rel, "removed", result)
+    history = [Side.of_contract(old.contract, rel)] if old is not None else []
+    return judge.entry(rel, new, history)
 
 
 def compare_with_history(
     contracts: Iterable[tuple[str, LoadedContract]],
-    previous: Callable[[Contract], list[Side]],
+    previous: Callable[[Contract], Sequence[tuple[int, Side]]],
     level: CompatibilityLevel | None = None,
+    *,
+    fail_on: FailOn = "breaking",
+    exceptions: ExceptionPolicy | None = None,
 ) -> list[Entry]:
-    """Diff each ``(file, contract)`` with its registered versions (``previous``, oldest first).
+    """Judge each ``(file, contract)`` against its registered versions (``previous``: version
+    numbers and sides, oldest first), by :func:`~contracts.diff.verdict.contract_verdict`.
 
     A contract equal to its latest registered version is ``unchanged``; a version registered
     without a contract (by another tool) takes part as its Avro schema.
     """
+    judge = _Judge(level, fail_on, exceptions)
     entries: list[Entry] = []
     for rel, loaded in contracts:
-        contract, lines = loaded.contract, loaded.lines.line
-        history = previous(contract)
-        if not history:
-            result = catalog_result("contract-added", contract, level)
-            entries.append(Entry(contract.name, rel, "added", result, lines))
-            continue
-        latest = history[-1].contract
-        if latest is not None and latest.to_dict() == contract.to_dict():
-            result = DiffResult(level or contract.compatibility, True)
-            entries.append(Entry(contract.name, rel, "unchanged", result))
-            continue
-        result = diff_sides(history[-1], Side.of_contract(contract, rel), level, history=history)
-        entries.append(Entry(contract.name, rel, "changed", result, lines))
+        found = previous(loaded.contract)
+        sides = [side for _, side in found]
+        entries.append(judge.entry(rel, loaded, sides, [number for number, _ in found]))
     return entries

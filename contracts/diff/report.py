@@ -14,11 +14,14 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Final, Literal
+from typing import TYPE_CHECKING, Any, Final, Literal
 from xml.sax.saxutils import escape, quoteattr
 
 from contracts.diff.model import DiffResult, Finding, Severity
 from contracts.diff.rules import RULES
+
+if TYPE_CHECKING:
+    from contracts.diff.verdict import ContractVerdict
 
 Status = Literal["changed", "unchanged", "added", "removed"]
 FailOn = Literal["breaking", "warning", "never"]
@@ -29,6 +32,8 @@ class Entry:
     """One compared thing: a label (contract name or file), where it lives, and its result.
 
     ``lines`` maps a finding to the line of ``file`` to annotate (None: the file as a whole).
+    ``verdict`` is the contract's verdict (:mod:`contracts.diff.verdict`) when the entry judges
+    a contract against its previous versions: it decides whether the entry fails the gate.
     """
 
     label: str
@@ -36,6 +41,13 @@ class Entry:
     status: Status
     result: DiffResult
     lines: Callable[[Finding], int | None] | None = None
+    verdict: ContractVerdict | None = None
+
+    def fails(self, fail_on: str) -> bool:
+        """Whether this entry fails a gate set to ``fail_on``."""
+        if self.verdict is not None:
+            return self.verdict.fails(fail_on)
+        return self.result.fails(fail_on)
 
     def line_of(self, finding: Finding) -> int | None:
         return self.lines(finding) if self.lines is not None else None
@@ -56,7 +68,7 @@ class Report:
 
     @property
     def failed(self) -> bool:
-        return any(e.result.fails(self.fail_on) for e in self.entries)
+        return any(e.fails(self.fail_on) for e in self.entries)
 
     @property
     def breaking(self) -> bool:
