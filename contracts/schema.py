@@ -111,6 +111,38 @@ class ConnectSchema:
     def is_struct(self) -> bool:
         return self.type == "struct"
 
+    def describe(self, detail: bool = False) -> str:
+        """The type in a few words: ``int64``, ``Decimal(10,2)``, ``MicroTimestamp (int64)``,
+        ``array<string>``. ``detail`` adds what sets two columns of that type apart (whether
+        it is optional, the other parameters): ``optional Enum (string) allowed=a,b``."""
+        from contracts.logical import decimal_precision, decimal_scale, lookup
+
+        logical = lookup(self)
+        decimal = logical is not None and logical.kind == "decimal" and logical.unit == "unscaled"
+        if decimal:
+            p = decimal_precision(self)
+            text = f"Decimal({p if p is not None else '?'},{decimal_scale(self)})"
+        elif self.name:
+            text = f"{self.name.rsplit('.', 1)[-1]} ({self.type})"
+        elif self.type == "array" and self.items is not None:
+            text = f"array<{self.items.describe(detail)}>"
+        elif self.type == "map" and self.keys is not None and self.values is not None:
+            text = f"map<{self.keys.describe(detail)},{self.values.describe(detail)}>"
+        else:
+            text = self.type
+        if not detail:
+            return text
+        shown = [
+            f"{k}={v}"
+            for k, v in self.parameters or ()
+            if not (decimal and k in ("scale", "connect.decimal.precision"))
+        ]
+        return (
+            ("optional " if self.optional else "required ")
+            + text
+            + (" " + ",".join(shown) if shown else "")
+        )
+
     def field_names(self) -> list[str]:
         """Names of a struct's fields, in order."""
         return [f.field or "" for f in self.fields or ()]

@@ -570,7 +570,7 @@ class ArcionS3Json(JsonDecoder):
 
 
 def _int_text(value: Column) -> Column:
-    """An integer from a JSON number or a string of digits (as ``int_or_none``); else null."""
+    """An integer from a JSON number or a string of digits (as ``contracts.formats._typing.lenient_int``); else null."""
     return F.when(F.trim(value).rlike(r"^-?\d+$"), F.trim(value).try_cast("long"))
 
 

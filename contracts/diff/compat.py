@@ -311,15 +311,15 @@ def _fallback(result: SchemaCompatibilityResult) -> list[Incompatibility]:
     return [Incompatibility(where, kinds[0], m) for m in sorted(result.messages)]
 
 
-def _describe(schema: Any) -> str:
+def _describe_avro(schema: Any) -> str:
     logical = schema.props.get("logicalType") if hasattr(schema, "props") else None
     name = getattr(schema, "fullname", None)
     if schema.type == "union":
-        return "union [" + ", ".join(_describe(s) for s in schema.schemas) + "]"
+        return "union [" + ", ".join(_describe_avro(s) for s in schema.schemas) + "]"
     if schema.type == "array":
-        return f"array of {_describe(schema.items)}"
+        return f"array of {_describe_avro(schema.items)}"
     if schema.type == "map":
-        return f"map of {_describe(schema.values)}"
+        return f"map of {_describe_avro(schema.values)}"
     if schema.type in ("record", "enum", "fixed") and name:
         return f"{schema.type} {name}"
     return f"{schema.type} ({logical})" if logical else str(schema.type)
@@ -369,17 +369,17 @@ class _Explainer:
             yield Incompatibility(
                 path,
                 "missing_union_branch",
-                f"the reader's {_describe(reader)} has no branch for the writer's {_describe(writer)}",
-                _describe(reader),
-                _describe(writer),
+                f"the reader's {_describe_avro(reader)} has no branch for the writer's {_describe_avro(writer)}",
+                _describe_avro(reader),
+                _describe_avro(writer),
             )
         else:
             yield Incompatibility(
                 path,
                 "type_mismatch",
-                f"the reader's {_describe(reader)} cannot read the writer's {_describe(writer)}",
-                _describe(reader),
-                _describe(writer),
+                f"the reader's {_describe_avro(reader)} cannot read the writer's {_describe_avro(writer)}",
+                _describe_avro(reader),
+                _describe_avro(writer),
             )
 
     def record(
@@ -400,7 +400,7 @@ class _Explainer:
                     "reader_field_missing_default_value",
                     f"the reader's field {field.name!r} has no default and the writer's "
                     f"{writer.fullname} has no such field",
-                    _describe(field.type),
+                    _describe_avro(field.type),
                     None,
                 )
             else:
@@ -429,10 +429,10 @@ class _Explainer:
             yield Incompatibility(
                 path,
                 "missing_union_branch",
-                f"the reader's {_describe(reader)} has no branch for the writer's "
-                f"{_describe(branch)}",
-                _describe(reader),
-                _describe(branch),
+                f"the reader's {_describe_avro(reader)} has no branch for the writer's "
+                f"{_describe_avro(branch)}",
+                _describe_avro(reader),
+                _describe_avro(branch),
             )
 
     def enum(
@@ -447,8 +447,8 @@ class _Explainer:
                 "missing_enum_symbols",
                 f"the reader's enum {reader.fullname} lacks the writer's symbol(s) "
                 + ", ".join(missing),
-                _describe(reader),
-                _describe(writer),
+                _describe_avro(reader),
+                _describe_avro(writer),
             )
 
     def fixed(
@@ -461,8 +461,8 @@ class _Explainer:
                 "fixed_size_mismatch",
                 f"the reader's fixed {reader.fullname} has size {reader.size}, "
                 f"the writer's has size {writer.size}",
-                _describe(reader),
-                _describe(writer),
+                _describe_avro(reader),
+                _describe_avro(writer),
             )
 
 

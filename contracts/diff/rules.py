@@ -114,21 +114,6 @@ class Rule:
 # --- describing schemas -----------------------------------------------------------------------
 
 
-def describe(schema: ConnectSchema) -> str:
-    """A short description of a Connect schema: ``int64``, ``Decimal(10,2)``, ``MicroTimestamp``."""
-    logical = lookup(schema)
-    if logical is not None and logical.kind == "decimal" and logical.unit == "unscaled":
-        p = decimal_precision(schema)
-        return f"Decimal({p if p is not None else '?'},{decimal_scale(schema)})"
-    if schema.name:
-        return f"{schema.name.rsplit('.', 1)[-1]} ({schema.type})"
-    if schema.type == "array" and schema.items is not None:
-        return f"array<{describe(schema.items)}>"
-    if schema.type == "map" and schema.keys is not None and schema.values is not None:
-        return f"map<{describe(schema.keys)},{describe(schema.values)}>"
-    return schema.type
-
-
 def _short(name: str | None) -> str:
     return name.rsplit(".", 1)[-1] if name else "plain"
 
@@ -399,9 +384,9 @@ def column_type_changed(c: ColumnPair) -> Iterator[Finding]:
     yield c.finding(
         "column-type-changed",
         Severity.warning,
-        f"Column {c.label} changed type from {describe(c.old)} to {describe(c.new)}.",
-        describe(c.old),
-        describe(c.new),
+        f"Column {c.label} changed type from {c.old.describe()} to {c.new.describe()}.",
+        c.old.describe(),
+        c.new.describe(),
     )
 
 
@@ -469,7 +454,7 @@ def column_probably_renamed(s: StructPair) -> Iterator[Finding]:
             s.path(a.field or ""),
             Severity.warning,
             f"Column {s.label(r.field or '')} was probably renamed to {s.label(a.field or '')} "
-            f"(removed and added with the same type {describe(r)}).",
+            f"(removed and added with the same type {r.describe()}).",
             r.field,
             a.field,
             s.top(a.field or ""),
@@ -485,8 +470,8 @@ def column_removed(s: StructPair) -> Iterator[Finding]:
                 "column-removed",
                 s.path(f.field or ""),
                 Severity.warning,
-                f"Column {s.label(f.field or '')} was removed ({describe(f)}).",
-                describe(f),
+                f"Column {s.label(f.field or '')} was removed ({f.describe()}).",
+                f.describe(),
                 None,
                 s.top(f.field or ""),
             )
@@ -501,10 +486,10 @@ def column_added(s: StructPair) -> Iterator[Finding]:
                 "column-added",
                 s.path(f.field or ""),
                 Severity.info,
-                f"Column {s.label(f.field or '')} was added ({describe(f)}"
+                f"Column {s.label(f.field or '')} was added ({f.describe()}"
                 f"{', optional' if f.optional else ''}).",
                 None,
-                describe(f),
+                f.describe(),
                 s.top(f.field or ""),
             )
 
@@ -573,12 +558,12 @@ def key_schema_changed(s: SidePair) -> Iterator[Finding]:
                 "key-schema-changed",
                 f"key.{old.field}",
                 Severity.breaking,
-                f"Key column {old.field} changed from {describe(old)}"
-                f"{' optional' if old.optional else ''} to {describe(new)}"
+                f"Key column {old.field} changed from {old.describe()}"
+                f"{' optional' if old.optional else ''} to {new.describe()}"
                 f"{' optional' if new.optional else ''}; the key's bytes, and so partitioning,"
                 " changed.",
-                describe(old),
-                describe(new),
+                old.describe(),
+                new.describe(),
                 old.field,
             )
 

@@ -134,8 +134,9 @@ class Plan:
 # --- small readers ----------------------------------------------------------------------------
 
 
-def int_or_none(value: Any, where: str, path: str) -> int | None:
-    """An integer timestamp (or None); anything else is a :class:`DecodeError`."""
+def checked_int(value: Any, where: str, path: str) -> int | None:
+    """A JSON integer (or None); anything else is a :class:`DecodeError` at ``where path``
+    (``contracts.formats._typing.lenient_int`` also reads digit strings and never fails)."""
     if type(value) is int or value is None:
         return value
     if isinstance(value, int) and not isinstance(value, bool):
@@ -161,8 +162,9 @@ def payload_path(name: str) -> str:
     return path
 
 
-def scalar_position(source: Mapping[str, Any], keys: Iterable[str]) -> dict[str, Any]:
-    """The non-null JSON scalars of ``source`` under ``keys``, in order."""
+def pick_position(source: Mapping[str, Any], keys: Iterable[str]) -> dict[str, Any]:
+    """The non-null JSON scalars of ``source`` under ``keys``, in order (others dropped; see
+    ``contracts.formats._typing.position_of`` for a position that keeps every field)."""
     get = source.get
     return {k: v for k in keys if (v := get(k)) is not None and isinstance(v, _SCALARS)}
 
@@ -175,13 +177,13 @@ def source_position(source: Mapping[str, Any]) -> dict[str, Any]:
     """The position in a Debezium-style ``source`` block, by its connector."""
     connector = source.get("connector")
     if type(connector) is not str:
-        return scalar_position(source, _ANY_POSITION)
+        return pick_position(source, _ANY_POSITION)
     keys = _POSITION_KEYS.get(connector)
     if keys is None:
         keys = POSITION_FIELDS.get(connector.lower(), _ANY_POSITION)
         if len(_POSITION_KEYS) < 1024:
             _POSITION_KEYS[connector] = keys
-    return scalar_position(source, keys)
+    return pick_position(source, keys)
 
 
 def safe_name(text: str) -> str:
@@ -195,16 +197,6 @@ def field_json(schema: ConnectSchema) -> dict[str, Any]:
     out = schema.to_json()
     out.pop("field", None)
     return out
-
-
-def describe(schema: ConnectSchema) -> str:
-    """A short human description of a column type: ``optional int64 (…Timestamp)``."""
-    text = schema.type
-    if schema.name:
-        text += f" ({schema.name})"
-    if schema.parameters:
-        text += " " + ",".join(f"{k}={v}" for k, v in schema.parameters)
-    return ("optional " if schema.optional else "required ") + text
 
 
 def schema_of(value: Any, where: str, path: str) -> ConnectSchema:
@@ -978,7 +970,7 @@ def row_drift(got: ConnectSchema, want: ConnectSchema, path: str) -> list[tuple[
                 (
                     cpath,
                     "wrong-type",
-                    f"{label} column {col.field} is {describe(col)}, the contract says {describe(expected)}",
+                    f"{label} column {col.field} is {col.describe(detail=True)}, the contract says {expected.describe(detail=True)}",
                 )
             )
     if not out and got.field_names() != want.field_names():
@@ -1016,10 +1008,10 @@ def debezium_facts(payload: Mapping[str, Any], where: str) -> Facts:
     source = payload.get("source")
     table = table_from_source(source, where)
     assert isinstance(source, dict)
-    ts_ms = int_or_none(payload.get("ts_ms"), where, "$.payload.ts_ms")
+    ts_ms = checked_int(payload.get("ts_ms"), where, "$.payload.ts_ms")
     if ts_ms is None:
         for unit, divisor in (("ts_us", 1_000), ("ts_ns", 1_000_000)):
-            finer = int_or_none(payload.get(unit), where, f"$.payload.{unit}")
+            finer = checked_int(payload.get(unit), where, f"$.payload.{unit}")
             if finer is not None:
                 ts_ms = finer // divisor
                 break
@@ -1027,7 +1019,7 @@ def debezium_facts(payload: Mapping[str, Any], where: str) -> Facts:
         op=op,
         table=table,
         ts_ms=ts_ms,
-        source_ts_ms=int_or_none(source.get("ts_ms"), where, "$.payload.source.ts_ms"),
+        source_ts_ms=checked_int(source.get("ts_ms"), where, "$.payload.source.ts_ms"),
         position=source_position(source),
     )
 

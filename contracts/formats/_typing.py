@@ -604,7 +604,7 @@ def key_from(names: Iterable[str], *images: Mapping[str, Any] | None) -> dict[st
     return None
 
 
-def scalar_position(fields: Mapping[str, Any]) -> dict[str, Any]:
+def position_of(fields: Mapping[str, Any]) -> dict[str, Any]:
     """A position dict of JSON scalars (nested values as compact JSON text)."""
     out: dict[str, Any] = {}
     for k, v in fields.items():
@@ -698,7 +698,7 @@ def path_of(err: InputError) -> str:
     return f"${path}" if sep else "$"
 
 
-def int_or_none(value: Any) -> int | None:
+def lenient_int(value: Any) -> int | None:
     """An integer from a JSON number or a string of digits; None otherwise."""
     if isinstance(value, int) and not isinstance(value, bool):
         return value

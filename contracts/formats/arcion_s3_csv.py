@@ -29,11 +29,11 @@ from contracts.formats._typing import (
     RowTypes,
     build_contract,
     decode_located,
-    int_or_none,
     key_from,
+    lenient_int,
     parse_json_text,
     path_of,
-    scalar_position,
+    position_of,
 )
 from contracts.formats.arcion_s3_json import EXISTS_FLAGS, OP_TYPES
 from contracts.formats.base import Derived, Format, Inference, InferOptions, Message, Violation
@@ -232,9 +232,9 @@ class ArcionS3Csv(Format):
                 key=key_from(contract.key if contract else (), after, before),
                 before=before,
                 after=after,
-                ts_ms=int_or_none(row.cursor.get("extractionTimestamp")),
-                source_ts_ms=int_or_none(row.cursor.get("timestamp")),
-                position=scalar_position(row.cursor),
+                ts_ms=lenient_int(row.cursor.get("extractionTimestamp")),
+                source_ts_ms=lenient_int(row.cursor.get("timestamp")),
+                position=position_of(row.cursor),
             )
         ]
 

@@ -29,11 +29,11 @@ from contracts.formats._typing import (
     TableSeen,
     build_contract,
     decode_located,
-    int_or_none,
     key_from,
+    lenient_int,
     parse_json_text,
     path_of,
-    scalar_position,
+    position_of,
 )
 from contracts.formats.base import (
     Derived,
@@ -258,9 +258,9 @@ class ArcionS3Json(Format):
                 key=key,
                 before=before,
                 after=after,
-                ts_ms=int_or_none(change.cursor.get("extractionTimestamp")),
-                source_ts_ms=int_or_none(change.cursor.get("timestamp")),
-                position=scalar_position(change.cursor),
+                ts_ms=lenient_int(change.cursor.get("extractionTimestamp")),
+                source_ts_ms=lenient_int(change.cursor.get("timestamp")),
+                position=position_of(change.cursor),
             )
         ]
 

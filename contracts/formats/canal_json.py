@@ -669,7 +669,7 @@ def _type_drift(msg: CanalMessage, codec: RowCodec, where: str) -> list[Violatio
                     where,
                     f"$.mysqlType.{name}",
                     "schema-drift",
-                    f"mysqlType {mysql_type!r} maps to {_describe(seen)}, the contract says {_describe(declared)}",
+                    f"mysqlType {mysql_type!r} maps to {seen.describe(detail=True)}, the contract says {declared.describe(detail=True)}",
                 )
             )
     for name in codec.names:
@@ -680,14 +680,6 @@ def _type_drift(msg: CanalMessage, codec: RowCodec, where: str) -> list[Violatio
                 )
             )
     return found
-
-
-def _describe(schema: ConnectSchema) -> str:
-    params = schema.params
-    text = schema.name or schema.type
-    if params:
-        text += "(" + ", ".join(f"{k}={v}" for k, v in params.items()) + ")"
-    return text
 
 
 _MESSAGE_CODECS: dict[tuple[Any, ...], RowCodec] = {}

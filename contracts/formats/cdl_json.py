@@ -21,8 +21,8 @@ from contracts.formats._connect import (
     Facts,
     Names,
     Plan,
-    int_or_none,
-    scalar_position,
+    checked_int,
+    pick_position,
     str_or_none,
 )
 from contracts.formats.base import Message
@@ -141,7 +141,7 @@ class CdlJson(ConnectEnvelopeFormat):
             op=op,
             table=table,
             ts_ms=None,
-            source_ts_ms=int_or_none(payload.get("TIMESTAMP"), where, "$.payload.TIMESTAMP"),
+            source_ts_ms=checked_int(payload.get("TIMESTAMP"), where, "$.payload.TIMESTAMP"),
             position=self._position(payload.get("transaction")),
         )
 
@@ -155,7 +155,7 @@ class CdlJson(ConnectEnvelopeFormat):
             for p in transaction.get("properties") or ()
             if isinstance(p, dict) and isinstance(p.get("name"), str)
         }
-        return scalar_position(pairs, pairs)
+        return pick_position(pairs, pairs)
 
     def identity_options(self, payload: Mapping[str, Any]) -> dict[str, Any]:
         store = str_or_none(payload.get("DATA_STORE"))

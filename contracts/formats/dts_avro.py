@@ -611,11 +611,7 @@ FITTERS: Final[Mapping[str, Callable[[Any, ConnectSchema], Any]]] = {
 def _misfit(value: Any, schema: ConnectSchema) -> DecodeError:
     shown = repr(value)
     shown = shown if len(shown) <= 50 else shown[:47] + "..."
-    return DecodeError(f"{shown} does not fit column type {_describe(schema)}")
-
-
-def _describe(schema: ConnectSchema) -> str:
-    return f"{schema.type} ({schema.name})" if schema.name else schema.type
+    return DecodeError(f"{shown} does not fit column type {schema.describe()}")
 
 
 def fit_value(value: Any, schema: ConnectSchema) -> Any:
@@ -624,7 +620,7 @@ def fit_value(value: Any, schema: ConnectSchema) -> Any:
         return None
     fitter = FITTERS.get(_family(schema))
     if fitter is None:
-        raise DecodeError(f"column type {_describe(schema)} is not supported for DTS values")
+        raise DecodeError(f"column type {schema.describe()} is not supported for DTS values")
     return fitter(value, schema)
 
 
@@ -975,7 +971,7 @@ class DtsAvro(Format):
                         f"{path}.dataTypeNumber",
                         "wrong-type",
                         f"column {name!r} has type {type_name(code)}, the contract says "
-                        f"{_describe(column)}",
+                        f"{column.describe()}",
                     )
                 )
         for column in row.fields or ():

@@ -34,8 +34,8 @@ from contracts.formats._typing import (
     TableSeen,
     build_contract,
     decode_located,
-    int_or_none,
     key_from,
+    lenient_int,
     path_of,
 )
 from contracts.formats.base import (
@@ -155,7 +155,7 @@ def parse_record(message: Message) -> OpenCdcRecord:
 
 
 def _ns_to_ms(value: str | None) -> int | None:
-    ns = int_or_none(value)
+    ns = lenient_int(value)
     return None if ns is None else ns // 1_000_000
 
 

@@ -33,7 +33,7 @@ from contracts.formats._typing import (
     decode_located,
     key_from,
     path_of,
-    scalar_position,
+    position_of,
 )
 from contracts.formats.base import (
     Derived,
@@ -266,7 +266,7 @@ class ShareplexJson(Format):
                 after=after,
                 ts_ms=_epoch_ms(record.meta.get("posttime")),
                 source_ts_ms=_epoch_ms(record.meta.get("time")),
-                position=scalar_position(
+                position=position_of(
                     {k: record.meta[k] for k in POSITION_FIELDS if k in record.meta}
                 ),
             )
