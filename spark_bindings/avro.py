@@ -87,17 +87,28 @@ def wants_avro(contract: Contract, options: Mapping[str, Any]) -> bool:
     return bool(encoding == "avro")
 
 
+#: the class ``from_avro`` builds: present exactly when the spark-avro jar is loaded
+SPARK_AVRO_CLASS: Final = "org.apache.spark.sql.avro.AvroDataToCatalyst"
+
+
 def spark_avro_available(spark: SparkSession) -> bool:
-    """Whether spark-avro's ``from_avro`` is on the JVM classpath of this session."""
-    try:
-        jvm = spark._jvm
-        return (
-            jvm is not None
-            and jvm.org.apache.spark.sql.avro.functions is not None
-            and bool(jvm.java.lang.Class.forName("org.apache.spark.sql.avro.AvroDataToCatalyst"))
-        )
-    except Exception:
+    """Whether spark-avro's ``from_avro`` can be used in this session.
+
+    The class is looked up through the thread's context class loader (Spark's own, which holds
+    the jars of ``--packages`` and ``spark.jars``), not the system class path: jars added the
+    usual way are not on the latter, and a one-argument ``Class.forName`` would miss them.
+    """
+    jvm = spark._jvm
+    if jvm is None:
         return False
+    try:
+        loader = jvm.java.lang.Thread.currentThread().getContextClassLoader()
+        if loader is None:
+            loader = jvm.org.apache.spark.util.Utils.getContextOrSparkClassLoader()
+        jvm.java.lang.Class.forName(SPARK_AVRO_CLASS, False, loader)
+    except Exception:  # py4j's Py4JJavaError (ClassNotFoundException) and friends
+        return False
+    return True
 
 
 def decode_avro(
