@@ -1,6 +1,8 @@
 """``cdc-contracts diff`` and ``cdc-contracts check``: the CI gate for schema changes.
 
 Exit codes: 0 = not breaking (per ``--fail-on``), 1 = breaking, 2 = unusable input or usage.
+Settings come from the flags, their environment variables, then ``cdc-contracts.yaml``
+(:mod:`cli.project_config`).
 """
 
 from __future__ import annotations
@@ -8,25 +10,33 @@ from __future__ import annotations
 import enum
 import os
 import sys
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
 
-from cli.common import fail_with
+from cli.common import error_line, fail_with, guard_output_file, is_stdout
+from cli.project_config import ConfigOpt
 from contracts.contract import CompatibilityLevel
 from contracts.errors import ContractsError, InputError
 
 if TYPE_CHECKING:
+    from contracts.config import ProjectConfig
     from contracts.diff.report import Entry, Report
 
 
-class Output(enum.StrEnum):
+class OutputFormat(enum.StrEnum):
+    """What check and diff write (``contracts.diff.report.RENDERERS``; a test holds them equal)."""
+
     text = "text"
     json = "json"
     github = "github"
     junit = "junit"
     markdown = "markdown"
+    sarif = "sarif"
+    gitlab = "gitlab"
 
 
 class FailOn(enum.StrEnum):
@@ -41,16 +51,74 @@ LevelOpt = Annotated[
         "--level",
         "-l",
         case_sensitive=False,
-        help="Compatibility level to judge at (default: the new contract's, else BACKWARD).",
+        help="Compatibility level to judge at [default: the contract's, else the "
+        "configuration's compatibility, else BACKWARD].",
     ),
 ]
-OutputOpt = Annotated[
-    Output, typer.Option("--output", "-o", help="text, json, github, junit or markdown.")
+OutputFormatOpt = Annotated[
+    OutputFormat | None,
+    typer.Option(
+        "--output-format",
+        help="What to write: text, json, github (annotations), junit, markdown, sarif "
+        "(GitHub code scanning) or gitlab (Code Quality) [default: the configuration's "
+        "output_format, else text].",
+    ),
+]
+OutputFileOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--output",
+        "-o",
+        help="Write the report to this file (the text summary still goes to stdout) "
+        "[default: stdout].",
+    ),
 ]
 FailOnOpt = Annotated[
-    FailOn,
-    typer.Option("--fail-on", help="Exit 1 on breaking changes, also on warnings, or never."),
+    FailOn | None,
+    typer.Option(
+        "--fail-on",
+        help="Exit 1 on breaking changes, also on warnings, or never [default: the "
+        "configuration's fail_on, else breaking].",
+    ),
 ]
+
+
+@dataclass(frozen=True, slots=True)
+class _Gate:
+    """The settings of one check or diff run, flags first, then the configuration."""
+
+    config: ProjectConfig
+    output_format: OutputFormat
+    output: Path | None
+    fail_on: FailOn
+
+    @classmethod
+    def of(
+        cls,
+        config_path: Path | None,
+        output_format: OutputFormat | None,
+        output: Path | None,
+        fail_on: FailOn | None,
+        inputs: list[Path],
+    ) -> _Gate:
+        from cli.project_config import first_set, project_config
+
+        guard_output_file(output, inputs, "--output")
+        config = project_config(config_path)
+        return cls(
+            config,
+            OutputFormat(first_set(output_format, config.output_format, default="text")),
+            output,
+            FailOn(first_set(fail_on, config.fail_on, default="breaking")),
+        )
+
+    def judging(self) -> dict[str, Any]:
+        """How each contract is judged: ``fail_on``, the exceptions, the default level."""
+        return {
+            "fail_on": self.fail_on.value,
+            "exceptions": self.config.exception_set(),
+            "default_level": self.config.compatibility,
+        }
 
 
 def register(app: typer.Typer) -> None:
@@ -68,43 +136,69 @@ def diff(
     ],
     new: Annotated[Path, typer.Argument(help="The new side (may be a different kind than OLD).")],
     level: LevelOpt = None,
-    output: OutputOpt = Output.text,
-    fail_on: FailOnOpt = FailOn.breaking,
+    output_format: OutputFormatOpt = None,
+    output: OutputFileOpt = None,
+    fail_on: FailOnOpt = None,
+    config: ConfigOpt = None,
 ) -> None:
-    """Compare two schemas: the Schema Registry verdict plus CDC breaking-change rules."""
+    """Compare two schemas: the Schema Registry verdict plus CDC breaking-change rules.
+
+    The configuration's exceptions for the NEW contract apply. Exit 0: nothing fails the
+    gate; 1: a breaking change (per --fail-on); 2: unusable input or settings.
+    """
+    gate: _Gate | None = None
     try:
+        gate = _Gate.of(config, output_format, output, fail_on, [old, new])
         from contracts.diff.engine import diff_sides
+        from contracts.diff.exceptions import unmatched_notices
         from contracts.diff.inputs import load_side
         from contracts.diff.loading import LineIndex
         from contracts.diff.report import Entry, Report
+        from contracts.diff.verdict import contract_verdict
 
+        settings = gate.config
         old_side, new_side = load_side(old), load_side(new)
-        result = diff_sides(old_side, new_side, level)
-        lines = None
-        if new_side.kind == "contract" and new_side.path is not None:
-            lines = LineIndex.of_text(new.read_text(encoding="utf-8")).line
-        label = new_side.contract.name if new_side.contract is not None else str(new)
-        entry = Entry(label, str(new), "changed", result, lines)
-        report = Report([entry], fail_on=fail_on.value)
+        if new_side.contract is not None:  # judged as check judges it, with the exceptions
+            verdict = contract_verdict(
+                new_side.contract,
+                [old_side],
+                level=level,
+                fail_on=gate.fail_on.value,
+                exceptions=settings.exception_set(),
+                source=str(new),
+                default_level=settings.compatibility,
+            )
+            lines = None
+            if new_side.path is not None:
+                lines = LineIndex.of_text(new.read_text(encoding="utf-8")).line
+            entry = Entry(verdict.name, str(new), "changed", verdict.result, lines, verdict)
+        else:
+            result = diff_sides(old_side, new_side, level, default_level=settings.compatibility)
+            entry = Entry(str(new), str(new), "changed", result)
+        notices = unmatched_notices([entry], settings.exceptions, contracts=[entry.label])
+        report = Report([entry], fail_on=gate.fail_on.value, notices=notices)
     except ContractsError as err:
-        fail_with(_unusable(err))
-    _emit(report, output)
+        _fail(_unusable(err), gate, ".")
+    _emit(report, gate)
 
 
 def check(
     directory: Annotated[
-        Path,
+        Path | None,
         typer.Argument(
-            help="Directory of contract files: every *.yaml/*.yml under it must be a contract."
+            help="Directory of contract files: every *.yaml/*.yml under it must be a contract "
+            "[default: the configuration's contracts directory, else .].",
+            show_default=False,
         ),
-    ] = Path("."),
+    ] = None,
     against: Annotated[
-        str,
+        str | None,
         typer.Option(
             "--against",
-            help="Baseline: git:REF (e.g. git:origin/main) or 'registry' (with --url).",
+            help="Baseline: git:REF (e.g. git:origin/main) or 'registry' (with --url) "
+            "[default: the configuration's against, else git:HEAD].",
         ),
-    ] = "git:HEAD",
+    ] = None,
     staged: Annotated[
         bool,
         typer.Option(
@@ -118,8 +212,8 @@ def check(
         typer.Option(
             "--url",
             envvar=["CDC_CONTRACTS_REGISTRY_URL", "SCHEMA_REGISTRY_URL"],
-            help="Schema Registry URL, for --against registry (env CDC_CONTRACTS_REGISTRY_URL "
-            "or SCHEMA_REGISTRY_URL).",
+            help="Schema Registry URL, for --against registry [default: the configuration's "
+            "registry.url].",
         ),
     ] = None,
     basic_auth: Annotated[
@@ -127,7 +221,8 @@ def check(
         typer.Option(
             "--basic-auth",
             envvar="SCHEMA_REGISTRY_BASIC_AUTH",
-            help="USER:PASSWORD for the registry (env SCHEMA_REGISTRY_BASIC_AUTH).",
+            help="USER:PASSWORD for the registry [default: the variable the configuration's "
+            "registry.basic_auth_env names].",
         ),
     ] = None,
     bearer_token: Annotated[
@@ -135,36 +230,59 @@ def check(
         typer.Option(
             "--bearer-token",
             envvar="SCHEMA_REGISTRY_BEARER_TOKEN",
-            help="Bearer token for the registry (env SCHEMA_REGISTRY_BEARER_TOKEN).",
+            help="Bearer token for the registry [default: the variable the configuration's "
+            "registry.bearer_token_env names].",
         ),
     ] = None,
     level: LevelOpt = None,
-    output: OutputOpt = Output.text,
-    fail_on: FailOnOpt = FailOn.breaking,
+    output_format: OutputFormatOpt = None,
+    output: OutputFileOpt = None,
+    fail_on: FailOnOpt = None,
+    config: ConfigOpt = None,
 ) -> None:
     """Compare every contract in DIR with a git ref or the registry; report breaking changes.
 
-    Exit 0: nothing fails the gate; 1: a breaking change (per --fail-on); 2: unusable input
-    (a file that is not a contract, an unknown ref, an unreachable registry, no contracts).
+    The configuration's exceptions excuse deliberate changes (shown in every report); an
+    expired exception fails again; one that matches nothing is a warning. Exit 0: nothing
+    fails the gate; 1: a breaking change (per --fail-on); 2: unusable input or settings (a
+    file that is not a contract, an unknown ref, an unreachable registry, no contracts).
     """
+    gate: _Gate | None = None
+    shown_dir = str(directory or ".")
     try:
+        gate = _Gate.of(config, output_format, output, fail_on, [])
+        from contracts.diff.exceptions import unmatched_notices
         from contracts.diff.report import Report
 
-        if against.startswith("git:") and len(against) > 4:
-            entries, skipped = _check_git(directory, against[4:], level, staged)
-        elif against == "registry":
-            if not url:
+        settings = gate.config
+        folder = directory or settings.contracts_dir or Path(".")
+        shown_dir = str(folder)
+        baseline = against or settings.against or "git:HEAD"
+        if baseline.startswith("git:") and len(baseline) > 4:
+            entries, skipped = _check_git(folder, baseline[4:], level, staged, gate)
+        elif baseline == "registry":
+            registry_url = url or settings.registry.url
+            if not registry_url:
                 raise InputError(
-                    "--against registry needs --url URL (or SCHEMA_REGISTRY_URL)", "--url"
+                    "--against registry needs --url URL (or SCHEMA_REGISTRY_URL, or "
+                    "registry.url in the configuration)",
+                    "--url",
                 )
-            auth = {"basic_auth": basic_auth, "bearer_token": bearer_token}
-            entries, skipped = _check_registry(directory, url, auth, level, staged), []
+            auth = {
+                "basic_auth": basic_auth or settings.registry_secret("basic_auth"),
+                "bearer_token": bearer_token or settings.registry_secret("bearer_token"),
+            }
+            entries = _check_registry(folder, registry_url, auth, level, staged, gate)
+            skipped = []
         else:
-            raise InputError(f"unknown baseline {against!r}: use git:REF or registry", "--against")
-        report = Report(entries, fail_on=fail_on.value, against=against, skipped=skipped)
+            raise InputError(f"unknown baseline {baseline!r}: use git:REF or registry", "--against")
+        notices = unmatched_notices(entries, settings.exceptions)
+        report = Report(
+            entries, fail_on=gate.fail_on.value, against=baseline, skipped=skipped, notices=notices
+        )
     except ContractsError as err:
-        fail_with(_unusable(err))
-    _emit(report, output)
+        _fail(_unusable(err), gate, shown_dir)
+    _emit(report, gate)
 
 
 def _unusable(err: ContractsError) -> ContractsError:
@@ -184,7 +302,11 @@ def _no_contracts(directory: Path, baseline: str) -> InputError:
 
 
 def _check_git(
-    directory: Path, ref: str, level: CompatibilityLevel | None, staged: bool
+    directory: Path,
+    ref: str,
+    level: CompatibilityLevel | None,
+    staged: bool,
+    gate: _Gate,
 ) -> tuple[list[Entry], list[str]]:
     from contracts.diff.catalog import compare_catalog, git_baseline, staged_texts, worktree_texts
 
@@ -192,7 +314,7 @@ def _check_git(
     current = staged_texts(directory)[1] if staged else worktree_texts(directory, base.root)
     if not current and not base.texts:
         raise _no_contracts(directory, f"git:{ref}")
-    found = compare_catalog(current, base.texts, level, f"git:{ref}", ref)
+    found = compare_catalog(current, base.texts, level, f"git:{ref}", ref, **gate.judging())
     return found.entries, found.skipped
 
 
@@ -202,6 +324,7 @@ def _check_registry(
     auth: dict[str, Any],
     level: CompatibilityLevel | None,
     staged: bool,
+    gate: _Gate,
 ) -> list[Entry]:
     from contracts.diff.catalog import (
         compare_with_history,
@@ -224,25 +347,56 @@ def _check_registry(
     if not texts:
         raise _no_contracts(directory, "the registry")
     items = [(shown[rel], load_bytes(data, shown[rel])) for rel, data in texts.items()]
-    baseline = RegistryBaseline(url, **{k: v for k, v in auth.items() if v})
+    strategy = gate.config.registry.subject_naming
+    baseline = RegistryBaseline(url, strategy, **{k: v for k, v in auth.items() if v})
     try:
-        return compare_with_history(items, baseline.previous_sides, level)
+        return compare_with_history(items, baseline.previous_sides, level, **gate.judging())
     finally:
         baseline.close()
 
 
-def _emit(report: Report, output: Output) -> None:
-    from contracts.diff.report import RENDERERS, step_summary
+def _fail(err: ContractsError, gate: _Gate | None, fallback_path: str) -> NoReturn:
+    """Stop a run that could not judge: the error line on stderr (exit 2), and in a machine
+    format one annotation/notification/issue saying so, where the report would have gone."""
+    from cli.common import write_output
+    from contracts.diff.report import render_error
 
-    sys.stdout.write(RENDERERS[output.value](report))
-    summary = os.environ.get("GITHUB_STEP_SUMMARY")
-    if output is Output.github and summary:
+    if gate is not None and gate.output_format is not OutputFormat.text:
+        text = render_error(gate.output_format.value, err, fallback_path)
         try:
-            with open(summary, "a", encoding="utf-8") as handle:
-                handle.write(step_summary(report))
-        except OSError as err:
-            sys.stderr.write(
-                f"warning: GITHUB_STEP_SUMMARY {summary}: cannot write the step summary: "
-                f"{err.strerror or err}\n"
-            )
+            write_output(text, gate.output)
+        except ContractsError as write_err:
+            sys.stderr.write(error_line(write_err) + "\n")
+        _step_summary(gate, lambda: render_error("markdown", err))
+    fail_with(err)
+
+
+def _emit(report: Report, gate: _Gate) -> None:
+    """Write the report (stdout or ``-o FILE``; with a file, the text summary on stdout) and
+    exit 0, or 1 when the report fails the gate."""
+    from cli.common import write_output
+    from contracts.diff.report import RENDERERS, render_text, step_summary
+
+    text = RENDERERS[gate.output_format.value](report)
+    write_output(text, gate.output)
+    if gate.output is not None and not is_stdout(gate.output):
+        if gate.output_format is not OutputFormat.text:
+            sys.stdout.write(render_text(report))
+        sys.stderr.write(f"wrote {gate.output}\n")
+    _step_summary(gate, lambda: step_summary(report))
     raise typer.Exit(1 if report.failed else 0)
+
+
+def _step_summary(gate: _Gate, markdown: Callable[[], str]) -> None:
+    """Append the Markdown summary to ``$GITHUB_STEP_SUMMARY`` (github output only)."""
+    summary = os.environ.get("GITHUB_STEP_SUMMARY")
+    if gate.output_format is not OutputFormat.github or not summary:
+        return
+    try:
+        with open(summary, "a", encoding="utf-8") as handle:
+            handle.write(markdown())
+    except OSError as err:
+        sys.stderr.write(
+            f"warning: GITHUB_STEP_SUMMARY {summary}: cannot write the step summary: "
+            f"{err.strerror or err}\n"
+        )

@@ -23,6 +23,7 @@ COMMAND_MODULES = (
     "formats_cmd",
     "infer_cmd",
     "diff_cmd",
+    "init_cmd",
     "registry_cmd",
     "serve_cmd",
     "spark_cmd",

@@ -13,12 +13,12 @@ import enum
 import re
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
 
-from contracts.errors import ContractFileError, SchemaError, UnknownFormatError
+from contracts.errors import ContractFileError, ContractsError, SchemaError, UnknownFormatError
 from contracts.events import TableId
 from contracts.logical import DECIMAL_NAME, PRECISION_PARAM
 from contracts.schema import ConnectSchema, parse_connect, struct
@@ -325,37 +325,63 @@ def load_contract(path: str | Path) -> Contract:
 
 def parse_contract(text: str, source: str = "<contract>") -> Contract:
     """Validate a contract from YAML (or JSON) text; ``source`` names it in errors."""
+    contract, node = parse_yaml_model(text, source, Contract)
+    check_format(contract, source, line_of(node, ("format",)))
+    remember_source(contract, source)
+    return contract
+
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def parse_yaml_model(
+    text: str,
+    source: str,
+    model: type[M],
+    error: type[ContractsError] = ContractFileError,
+    kind: str = "contract file",
+) -> tuple[M, yaml.Node | None]:
+    """Validate a YAML document a person writes (a contract, the project configuration) as
+    ``model``; every problem is one ``error`` located at ``source:line`` with the key's path.
+
+    Refused before the model sees the data: invalid YAML, a key given twice, an alias, a date
+    that does not exist. Returns the model and the composed node tree (for later lines).
+    """
     try:
         node = yaml.compose(text, Loader=yaml.SafeLoader)
-        _check_nodes(node, source, set())  # before building: aliases could multiply the work
+        _check_nodes(node, source, set(), error, kind)  # before building: aliases multiply work
         data = yaml.safe_load(text)
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
         line = f":{mark.line + 1}" if mark is not None else ""
         problem = getattr(err, "problem", None) or str(err)
-        raise ContractFileError(f"invalid YAML: {problem}", f"{source}{line}") from None
+        raise error(f"invalid YAML: {problem}", f"{source}{line}") from None
     if not isinstance(data, dict):
-        raise ContractFileError("a contract file must be a YAML mapping", f"{source}:1")
+        raise error(f"a {kind} must be a YAML mapping", f"{source}:1")
     try:
-        contract = Contract.model_validate(data)
+        return model.model_validate(data), node
     except ValidationError as err:
-        first = err.errors()[0]
-        loc: tuple[str | int, ...] = tuple(first["loc"])
-        column = re.search(r"columns\[(\d+)\]", str(first["msg"]))
-        if not loc and column:
-            loc = ("columns", int(column.group(1)))
-        lineno = _line_of(node, loc)
-        where = f"{source}:{lineno}" if lineno else source
-        dotted = ".".join(str(p) for p in loc) or "(top level)"
-        msg = str(first["msg"])
-        if first["type"] == "extra_forbidden":
-            msg = f"unknown key {loc[-1]!r}"
-        elif first["type"] == "missing":
-            msg = f"missing required key {loc[-1]!r}"
-        raise ContractFileError(f"{dotted}: {msg}", where) from None
-    check_format(contract, source, _line_of(node, ("format",)))
-    remember_source(contract, source)
-    return contract
+        raise _validation_error(err, node, source, error) from None
+
+
+def _validation_error(
+    err: ValidationError, node: yaml.Node | None, source: str, error: type[ContractsError]
+) -> ContractsError:
+    """The first validation problem as ``source:line: dotted.key: what``."""
+    first = err.errors()[0]
+    loc: tuple[str | int, ...] = tuple(first["loc"])
+    column = re.search(r"columns\[(\d+)\]", str(first["msg"]))
+    if not loc and column:
+        loc = ("columns", int(column.group(1)))
+    lineno = line_of(node, loc)
+    where = f"{source}:{lineno}" if lineno else source
+    dotted = ".".join(str(p) for p in loc) or "(top level)"
+    msg = str(first["msg"]).removeprefix("Value error, ")
+    if first["type"] == "extra_forbidden":
+        msg = f"unknown key {loc[-1]!r}"
+    elif first["type"] == "missing":
+        msg = f"missing required key {loc[-1]!r}"
+    return error(f"{dotted}: {msg}", where)
 
 
 def remember_source(contract: Contract, source: str) -> None:
@@ -375,36 +401,53 @@ def check_format(contract: Contract, source: str, line: int | None = None) -> No
         raise ContractFileError(f"format: {err.what}", where) from None
 
 
-def _check_nodes(node: yaml.Node | None, source: str, met: set[int]) -> None:
-    """Refuse a key given twice in one mapping (YAML keeps the last one without a word) and
-    an alias (a collection met twice): a contract is a tree, and nested aliases would make
-    every walk of it exponential (a 500-byte file, minutes)."""
+def _check_nodes(
+    node: yaml.Node | None,
+    source: str,
+    met: set[int],
+    error: type[ContractsError] = ContractFileError,
+    kind: str = "contract file",
+) -> None:
+    """Refuse a key given twice in one mapping (YAML keeps the last one without a word), an
+    alias (a collection met twice: the file is a tree, and nested aliases would make every walk
+    of it exponential: a 500-byte file, minutes) and a date that does not exist (the YAML
+    library raises a bare ValueError for ``2026-13-01``)."""
+    if isinstance(node, yaml.ScalarNode) and node.tag == _TIMESTAMP:
+        try:
+            _TIMESTAMPS.construct_yaml_timestamp(node)
+        except ValueError as err:
+            raise error(
+                f"{node.value!r} is not a date: {err}", f"{source}:{node.start_mark.line + 1}"
+            ) from None
     if not isinstance(node, yaml.MappingNode | yaml.SequenceNode):
         return
     if id(node) in met:
-        raise ContractFileError(
-            "YAML aliases are not allowed in a contract file",
-            f"{source}:{node.start_mark.line + 1}",
+        raise error(
+            f"YAML aliases are not allowed in a {kind}", f"{source}:{node.start_mark.line + 1}"
         )
     met.add(id(node))
     if isinstance(node, yaml.SequenceNode):
         for item in node.value:
-            _check_nodes(item, source, met)
+            _check_nodes(item, source, met, error, kind)
         return
     seen: dict[str, int] = {}
     for key, value in node.value:
         line = key.start_mark.line + 1
         if isinstance(key, yaml.ScalarNode) and key.value in seen:
-            raise ContractFileError(
+            raise error(
                 f"duplicate key {key.value!r} (first given at line {seen[key.value]})",
                 f"{source}:{line}",
             )
         if isinstance(key, yaml.ScalarNode):
             seen[key.value] = line
-        _check_nodes(value, source, met)
+        _check_nodes(value, source, met, error, kind)
 
 
-def _line_of(node: yaml.Node | None, loc: tuple[Any, ...]) -> int | None:
+_TIMESTAMP: Final = "tag:yaml.org,2002:timestamp"
+_TIMESTAMPS: Final = yaml.constructor.SafeConstructor()
+
+
+def line_of(node: yaml.Node | None, loc: tuple[Any, ...]) -> int | None:
     """The 1-based line of the YAML node at ``loc`` (or of its nearest existing parent)."""
     if node is None:
         return None

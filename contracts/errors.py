@@ -54,6 +54,11 @@ class ContractFileError(ContractsError):
     """A contract file does not follow the contract file format."""
 
 
+class ConfigError(ContractsError):
+    """The project configuration (``cdc-contracts.yaml``) is unusable: a bad key or value, a
+    secret written in it, a variable it names that is not set."""
+
+
 class UnknownFormatError(ContractsError):
     """A format name is not registered."""
 

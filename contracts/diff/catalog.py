@@ -22,7 +22,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
+from contracts.config import CONFIG_NAME
 from contracts.contract import CompatibilityLevel, Contract
+from contracts.diff.engine import effective_level
 from contracts.diff.loading import LineIndex, LoadedContract, load_contract_text, read_contract
 from contracts.diff.model import DiffResult
 from contracts.diff.report import Entry
@@ -50,9 +52,13 @@ _GITLINK: Final = b"160000"
 
 
 def _is_contract_path(rel: str) -> bool:
-    """A ``*.yaml``/``*.yml`` path outside hidden directories (``.github/``, ``.cdc-contracts/``)."""
-    return rel.endswith(CONTRACT_SUFFIXES) and not any(
-        part.startswith(".") for part in rel.split("/")
+    """A ``*.yaml``/``*.yml`` path outside hidden directories (``.github/``, ``.cdc-contracts/``),
+    and not the project configuration (``cdc-contracts.yaml``)."""
+    parts = rel.split("/")
+    return (
+        rel.endswith(CONTRACT_SUFFIXES)
+        and parts[-1] != CONFIG_NAME
+        and not any(part.startswith(".") for part in parts)
     )
 
 
@@ -254,6 +260,7 @@ def compare_catalog(
     *,
     fail_on: FailOn = "breaking",
     exceptions: ExceptionPolicy | None = None,
+    default_level: CompatibilityLevel | None = None,
 ) -> CatalogResult:
     """Diff each current file with its baseline text; report added and removed contracts.
 
@@ -264,8 +271,9 @@ def compare_catalog(
 
     Raises :class:`~contracts.errors.ContractFileError` for a current file that is not a
     contract, and for a baseline file that is not one while the current file exists.
+    ``default_level`` is the level of contracts that set none (the project configuration's).
     """
-    judge = _Judge(level, fail_on, exceptions)
+    judge = _Judge(level, fail_on, exceptions, default_level)
     entries: list[Entry] = []
     skipped: list[str] = []
     for rel in sorted(set(current) | set(baseline)):
@@ -273,7 +281,8 @@ def compare_catalog(
         then = _as_bytes(baseline.get(rel))
         if now is not None and now == then:  # unchanged: one parse serves both sides
             loaded = load_bytes(now, rel)
-            result = DiffResult(level or loaded.contract.compatibility, True)
+            lvl = effective_level(loaded.contract, level, default_level)
+            result = DiffResult(lvl, True)
             entries.append(Entry(loaded.contract.name, rel, "unchanged", result))
             continue
         new = load_bytes(now, rel) if now is not None else None
@@ -313,6 +322,7 @@ class _Judge:
     level: CompatibilityLevel | None
     fail_on: FailOn
     exceptions: ExceptionPolicy | None
+    default_level: CompatibilityLevel | None = None
 
     def entry(
         self,
@@ -329,6 +339,7 @@ class _Judge:
             exceptions=self.exceptions,
             versions=versions,
             source=rel,
+            default_level=self.default_level,
         )
         lines = loaded.lines.line if found.status != "unchanged" else None
         return Entry(found.name, rel, found.status, found.result, lines, found)
@@ -340,7 +351,8 @@ def _entry(
     if new is None:
         assert old is not None
         gone = old.contract
-        result = catalog_result("contract-removed", gone, judge.level)
+        lvl = effective_level(gone, judge.level, judge.default_level)
+        result = catalog_result("contract-removed", gone, lvl)
         return Entry(gone.name, rel, "removed", result)
     history = [Side.of_contract(old.contract, rel)] if old is not None else []
     return judge.entry(rel, new, history)
@@ -353,6 +365,7 @@ def compare_with_history(
     *,
     fail_on: FailOn = "breaking",
     exceptions: ExceptionPolicy | None = None,
+    default_level: CompatibilityLevel | None = None,
 ) -> list[Entry]:
     """Judge each ``(file, contract)`` against its registered versions (``previous``: version
     numbers and sides, oldest first), by :func:`~contracts.diff.verdict.contract_verdict`.
@@ -360,7 +373,7 @@ def compare_with_history(
     A contract equal to its latest registered version is ``unchanged``; a version registered
     without a contract (by another tool) takes part as its Avro schema.
     """
-    judge = _Judge(level, fail_on, exceptions)
+    judge = _Judge(level, fail_on, exceptions, default_level)
     entries: list[Entry] = []
     for rel, loaded in contracts:
         found = previous(loaded.contract)

@@ -55,14 +55,17 @@ def diff_sides(
     new: Side,
     level: CompatibilityLevel | str | None = None,
     history: Sequence[Side] | None = None,
+    default_level: CompatibilityLevel | None = None,
 ) -> DiffResult:
     """Compare ``new`` with ``old``.
 
     ``history`` lists every earlier version oldest first (its last is normally ``old``); the
     registry verdict is taken against it (transitive levels use all of it), the CDC rules
-    against ``old``. Without it, the verdict is against ``old`` alone.
+    against ``old``. Without it, the verdict is against ``old`` alone. The level is ``level``,
+    else the new contract's (:func:`effective_level`, with ``default_level`` for a contract
+    that sets none), else BACKWARD.
     """
-    lvl = _level(level, new)
+    lvl = _level(level, new, default_level)
     earlier = list(history) if history else [old]
     value_verdict = registry_verdict(new.value_avro, [s.value_avro for s in earlier], lvl)
     key_verdict = _key_verdict(new, earlier, lvl)
@@ -86,12 +89,31 @@ def diff_sides(
     )
 
 
-def _level(level: CompatibilityLevel | str | None, new: Side) -> CompatibilityLevel:
+def effective_level(
+    contract: Contract,
+    level: CompatibilityLevel | str | None = None,
+    default: CompatibilityLevel | None = None,
+) -> CompatibilityLevel:
+    """The level a contract is judged at: ``level`` (``--level``), else the contract's own
+    ``compatibility:``, else ``default`` (the project configuration's), else the contract's
+    default (BACKWARD)."""
     if level is not None:
         return CompatibilityLevel(level)
+    if default is not None and "compatibility" not in contract.model_fields_set:
+        return default
+    return contract.compatibility
+
+
+def _level(
+    level: CompatibilityLevel | str | None,
+    new: Side,
+    default: CompatibilityLevel | None = None,
+) -> CompatibilityLevel:
     if new.contract is not None:
-        return new.contract.compatibility
-    return CompatibilityLevel.BACKWARD
+        return effective_level(new.contract, level, default)
+    if level is not None:
+        return CompatibilityLevel(level)
+    return default or CompatibilityLevel.BACKWARD
 
 
 def _key_verdict(new: Side, earlier: list[Side], level: CompatibilityLevel) -> Verdict:

@@ -22,7 +22,7 @@ from typing import Any, Literal, Protocol
 
 from contracts.contract import CompatibilityLevel, Contract
 from contracts.diff.compat import registry_verdict
-from contracts.diff.engine import diff_sides
+from contracts.diff.engine import diff_sides, effective_level
 from contracts.diff.model import DiffResult, Finding
 from contracts.diff.rules import RULES_BY_ID
 from contracts.diff.side import Side
@@ -112,11 +112,16 @@ class Waived:
     waiver: Waiver
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out = {
             **self.finding.to_json(),
             "reason": self.waiver.reason,
             "expired": self.waiver.expired,
         }
+        for key in ("until", "where"):  # a configured exception's (contracts.config)
+            value = getattr(self.waiver, key, None)
+            if value is not None:
+                out[key] = str(value)
+        return out
 
 
 # --- the contract's verdict --------------------------------------------------------------------
@@ -213,15 +218,17 @@ def contract_verdict(
     exceptions: ExceptionPolicy | None = None,
     versions: Sequence[int] | None = None,
     source: str | None = None,
+    default_level: CompatibilityLevel | None = None,
 ) -> ContractVerdict:
     """Judge ``contract`` against ``history`` (its previous versions, oldest first).
 
-    ``level`` defaults to the contract's own; transitive levels take the registry verdict
+    ``level`` defaults to the contract's own, else ``default_level`` (the project
+    configuration's, for a contract that sets none); transitive levels take the registry verdict
     against every previous version, others against the latest; the CDC rules compare with the
     latest. ``versions`` numbers the history (default 1..n); ``source`` labels the candidate
     (its file). No history: the contract is ``added`` (a ``contract-added`` finding).
     """
-    lvl = CompatibilityLevel(level) if level is not None else contract.compatibility
+    lvl = effective_level(contract, level, default_level)
     numbers = tuple(versions) if versions is not None else tuple(range(1, len(history) + 1))
     if len(numbers) != len(history):
         raise ValueError("versions must number every entry of history")

@@ -35,7 +35,7 @@ def run(*args: str, env: dict[str, str] | None = None) -> tuple[int, str]:
 
 
 def test_json_output_is_the_diff_result_object() -> None:
-    code, out = run("diff", *pair("decimal-scale-changed"), "--output", "json")
+    code, out = run("diff", *pair("decimal-scale-changed"), "--output-format", "json")
     assert code == 1
     data = json.loads(out)
     assert list(data) == ["level", "compatible", "breaking", "findings"]
@@ -65,7 +65,7 @@ def test_github_output_annotates_the_contract_line(tmp_path: Path) -> None:
     )
     summary = tmp_path / "summary.md"
     code, out = run(
-        "diff", old, new, "--output", "github", env={"GITHUB_STEP_SUMMARY": str(summary)}
+        "diff", old, new, "--output-format", "github", env={"GITHUB_STEP_SUMMARY": str(summary)}
     )
     assert code == 1
     assert (
@@ -78,16 +78,16 @@ def test_github_output_annotates_the_contract_line(tmp_path: Path) -> None:
 
 
 def test_github_output_levels_follow_severity() -> None:
-    code, out = run("diff", *pair("column-removed"), "--output", "github")
+    code, out = run("diff", *pair("column-removed"), "--output-format", "github")
     assert code == 0
     assert any(line.startswith("::warning file=") for line in out.splitlines())
-    code, out = run("diff", *pair("column-removed"), "--output", "github", "--fail-on", "warning")
+    code, out = run("diff", *pair("column-removed"), "--output-format", "github", "--fail-on", "warning")
     assert code == 1
     assert any(line.startswith("::error file=") for line in out.splitlines())
 
 
 def test_junit_output_has_one_case_per_rule() -> None:
-    code, out = run("diff", *pair("key-columns-changed"), "--output", "junit")
+    code, out = run("diff", *pair("key-columns-changed"), "--output-format", "junit")
     assert code == 1
     root = ET.fromstring(out)
     cases = root.findall(".//testcase")
@@ -99,7 +99,7 @@ def test_junit_output_has_one_case_per_rule() -> None:
 
 
 def test_markdown_output_is_a_table() -> None:
-    code, out = run("diff", *pair("enum-values-added"), "--output", "markdown")
+    code, out = run("diff", *pair("enum-values-added"), "--output-format", "markdown")
     assert code == 0
     assert "| Contract | Level | Compatible | Breaking | Findings |" in out
     assert "`enum-values-added`" in out and "✅ passed" in out
@@ -122,8 +122,8 @@ def test_fail_on_warning_and_never() -> None:
 
 def test_level_option_changes_the_verdict() -> None:
     old, new = pair("avro-type-mismatch")
-    backward = json.loads(run("diff", old, new, "-o", "json")[1])
-    forward = json.loads(run("diff", old, new, "-o", "json", "--level", "FORWARD")[1])
+    backward = json.loads(run("diff", old, new, "--output-format", "json")[1])
+    forward = json.loads(run("diff", old, new, "--output-format", "json", "--level", "FORWARD")[1])
     assert backward["compatible"] is False  # int cannot read long
     assert forward["compatible"] is True  # long reads int
     assert forward["level"] == "FORWARD"
@@ -141,7 +141,7 @@ def test_exit_2_on_unusable_input(tmp_path: Path) -> None:
 
 
 def test_exit_2_on_usage_error() -> None:
-    assert run("diff", *pair("column-added"), "--output", "xml")[0] == 2
+    assert run("diff", *pair("column-added"), "--output-format", "xml")[0] == 2
     assert run("diff", pair("column-added")[0])[0] == 2
 
 
@@ -149,7 +149,7 @@ def test_real_entry_point_exit_codes(tmp_path: Path) -> None:
     exe = shutil.which("cdc-contracts", path=str(Path(sys.executable).parent))
     cmd = [exe] if exe else [sys.executable, "-m", "cli.main"]
     done = subprocess.run(
-        [*cmd, "diff", *pair("decimal-scale-changed"), "-o", "json"],
+        [*cmd, "diff", *pair("decimal-scale-changed"), "--output-format", "json"],
         capture_output=True,
         text=True,
         cwd=ROOT,
@@ -214,7 +214,7 @@ def test_check_reports_changed_added_and_removed(repo: Path, tmp_path: Path) -> 
     shutil.copy(FIX / "decimal-scale-changed" / "after.yaml", contracts / "orders.yaml")
     (contracts / "shop.yaml").unlink()
     shutil.copy(FIX / "column-added" / "after.yaml", contracts / "new_table.yaml")
-    code, out = run("check", str(contracts), "--against", "git:HEAD", "-o", "json")
+    code, out = run("check", str(contracts), "--against", "git:HEAD", "--output-format", "json")
     assert code == 1, out
     data = json.loads(out)
     status = {c["file"]: c["status"] for c in data["contracts"]}
@@ -236,7 +236,7 @@ def test_check_reports_changed_added_and_removed(repo: Path, tmp_path: Path) -> 
         str(contracts),
         "--against",
         "git:HEAD",
-        "-o",
+        "--output-format",
         "github",
         env={"GITHUB_STEP_SUMMARY": str(summary)},
     )
@@ -246,7 +246,7 @@ def test_check_reports_changed_added_and_removed(repo: Path, tmp_path: Path) -> 
     )
     assert "contracts/shop.yaml" in summary.read_text() or "shop.orders" in summary.read_text()
 
-    code, out = run("check", str(contracts), "--against", "git:HEAD", "-o", "junit")
+    code, out = run("check", str(contracts), "--against", "git:HEAD", "--output-format", "junit")
     assert code == 1
     assert ET.fromstring(out).get("failures") == "1"
 

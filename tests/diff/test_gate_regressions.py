@@ -75,9 +75,11 @@ def test_a_typo_in_a_breaking_contract_is_an_error_not_a_removal(
     assert old in text
     orders.write_text(text.replace(old, new, 1))
     for output in ("text", "json", "github", "junit"):
-        code, out = check(repo, "-o", output)
+        code, out = check(repo, "--output-format", output)
         assert code == 2, (output, out)
-        assert out.startswith("error: contracts/orders.yaml:"), out
+        # the error line (stderr) in every format; a machine format also says it in its own terms
+        assert "error: contracts/orders.yaml:" in out, out
+        assert out.startswith("error: contracts/orders.yaml:") == (output == "text"), out
         assert "removed" not in out and "result: ok" not in out
     line = int(check(repo)[1].split(":")[2])
     assert line in (1, line_of(orders, needle))
@@ -125,7 +127,7 @@ def test_a_baseline_that_does_not_load_is_an_error_naming_the_ref(repo: Path) ->
     assert out.startswith("error: HEAD:contracts/orders.yaml:"), out
     assert "cannot be compared with git:HEAD" in out and "added" not in out
     code, out = run(
-        "check", str(repo / "contracts"), "--against", "git:HEAD~1", "-o", "json"
+        "check", str(repo / "contracts"), "--against", "git:HEAD~1", "--output-format", "json"
     )  # against a ref where it loads, the change is judged
     assert code == 1 and json.loads(out)["breaking"] is True
 
@@ -139,14 +141,14 @@ def test_a_removed_file_that_was_not_a_contract_is_printed_in_every_output(repo:
     code, out = check(repo)
     assert code == 0
     assert "note: contracts/notes.yaml: removed; it was not a contract at git:HEAD" in out
-    code, out = check(repo, "-o", "json")
+    code, out = check(repo, "--output-format", "json")
     (note,) = json.loads(out)["skipped"]
     assert (
         note.startswith("contracts/notes.yaml: removed") and "HEAD:contracts/notes.yaml:1" in note
     )
-    assert "::notice title=not compared::contracts/notes.yaml" in check(repo, "-o", "github")[1]
-    assert "contracts/notes.yaml: removed" in check(repo, "-o", "markdown")[1]
-    root = ET.fromstring(check(repo, "-o", "junit")[1])
+    assert "::notice title=not compared::contracts/notes.yaml" in check(repo, "--output-format", "github")[1]
+    assert "contracts/notes.yaml: removed" in check(repo, "--output-format", "markdown")[1]
+    root = ET.fromstring(check(repo, "--output-format", "junit")[1])
     skipped = [c for c in root.iter("testcase") if c.find("skipped") is not None]
     assert [c.get("name") for c in skipped] == ["contracts/notes.yaml"]
 
@@ -154,7 +156,7 @@ def test_a_removed_file_that_was_not_a_contract_is_printed_in_every_output(repo:
 def test_a_comment_only_edit_is_unchanged(repo: Path) -> None:
     orders = repo / "contracts" / "orders.yaml"
     orders.write_text("# owned by the orders team\n" + orders.read_text())
-    code, out = check(repo, "-o", "json")
+    code, out = check(repo, "--output-format", "json")
     assert code == 0
     status = {c["file"]: c["status"] for c in json.loads(out)["contracts"]}
     assert status["contracts/orders.yaml"] == "unchanged"
@@ -181,7 +183,7 @@ def test_a_directory_without_contracts_fails(repo: Path) -> None:
 def test_every_contract_removed_is_reported_not_an_empty_directory(repo: Path) -> None:
     for p in (repo / "contracts").iterdir():
         p.unlink()
-    code, out = check(repo, "-o", "json")
+    code, out = check(repo, "--output-format", "json")
     assert code == 0
     assert {c["status"] for c in json.loads(out)["contracts"]} == {"removed"}
 
@@ -192,7 +194,7 @@ def test_every_contract_removed_is_reported_not_an_empty_directory(repo: Path) -
 @pytest.mark.parametrize("fail_on", ["breaking", "warning", "never"])
 def test_junit_records_breaking_findings_as_failures(repo: Path, fail_on: str) -> None:
     breaking_change(repo)
-    code, out = check(repo, "-o", "junit", "--fail-on", fail_on)
+    code, out = check(repo, "--output-format", "junit", "--fail-on", fail_on)
     assert code == (0 if fail_on == "never" else 1)
     root = ET.fromstring(out)
     assert root.get("failures") == "1"
@@ -202,7 +204,7 @@ def test_junit_records_breaking_findings_as_failures(repo: Path, fail_on: str) -
 
 def test_junit_registry_verdict_fails_with_fail_on_never() -> None:
     old, new = (next((FIX / "avro-type-mismatch").glob(f"{w}.*")) for w in ("before", "after"))
-    code, out = run("diff", str(old), str(new), "-o", "junit", "--fail-on", "never")
+    code, out = run("diff", str(old), str(new), "--output-format", "junit", "--fail-on", "never")
     assert code == 0
     root = ET.fromstring(out)
     failed = {c.get("name") for c in root.iter("testcase") if c.find("failure") is not None}
@@ -218,7 +220,7 @@ def test_staged_checks_what_a_commit_would_record(repo: Path) -> None:
     git(repo, "show", "HEAD:contracts/orders.yaml")
     orders.write_text(git(repo, "show", "HEAD:contracts/orders.yaml"))  # work tree: as HEAD
     assert check(repo)[0] == 0  # the working tree is unchanged ...
-    code, out = check(repo, "--staged", "-o", "json")
+    code, out = check(repo, "--staged", "--output-format", "json")
     assert code == 1, out  # ... but the commit would break
     data = json.loads(out)
     status = {c["file"]: c["status"] for c in data["contracts"]}
@@ -231,7 +233,7 @@ def test_staged_ignores_untracked_and_unstaged_files_and_sees_staged_removals(re
     code, out = check(repo, "--staged")
     assert code == 0, out
     git(repo, "rm", "-q", "--cached", "contracts/shop.yaml")  # staged removal, file kept
-    code, out = check(repo, "--staged", "-o", "json")
+    code, out = check(repo, "--staged", "--output-format", "json")
     status = {c["file"]: c["status"] for c in json.loads(out)["contracts"]}
     assert status == {"contracts/orders.yaml": "unchanged", "contracts/shop.yaml": "removed"}
     git(repo, "add", "contracts/draft.yaml")
@@ -254,7 +256,7 @@ def test_an_unwritable_step_summary_keeps_the_verdict(repo: Path, tmp_path: Path
     breaking_change(repo)
     env = {"GITHUB_STEP_SUMMARY": str(tmp_path / "no" / "such" / "dir" / "s.md")}
     code, out = run(
-        "check", str(repo / "contracts"), "--against", "git:HEAD", "-o", "github", env=env
+        "check", str(repo / "contracts"), "--against", "git:HEAD", "--output-format", "github", env=env
     )
     assert code == 1
     assert "warning: GITHUB_STEP_SUMMARY" in out and "internal error" not in out
@@ -306,7 +308,7 @@ def test_diff_refuses_messages_with_several_schemas(tmp_path: Path) -> None:
     assert code == 2
     assert out.startswith(f"error: {mixed}:4: the value schema differs from the one at {mixed}:1")
     newer = messages(tmp_path, "v2.jsonl", [json.dumps(v2)] * 3)
-    code, out = run("diff", str(PRODUCTS), str(newer), "-o", "json")
+    code, out = run("diff", str(PRODUCTS), str(newer), "--output-format", "json")
     assert code == 0, out
     assert [f["rule"] for f in json.loads(out)["findings"]] == ["column-added"]
 
@@ -319,7 +321,7 @@ def test_diff_of_kcat_records_skips_tombstones_and_reads_every_record(tmp_path: 
         tmp_path, "ok.jsonl", [json.dumps(tombstone), json.dumps(record), json.dumps(tombstone)]
     )
     contract = FIX / "column-added" / "before.yaml"
-    code, out = run("diff", str(ok), str(contract), "-o", "json")
+    code, out = run("diff", str(ok), str(contract), "--output-format", "json")
     assert code == 0, out
     bad = messages(tmp_path, "bad.jsonl", [json.dumps(record), json.dumps(broken)])
     code, out = run("diff", str(bad), str(contract))
