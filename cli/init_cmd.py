@@ -6,6 +6,7 @@ are pulled into the directory with ``registry_sync``'s ``pull``, and the URL is 
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -68,7 +69,7 @@ def init(
     from contracts.errors import InputError
 
     target = directory / CONFIG_NAME
-    folder = directory / contracts
+    folder = Path(os.path.normpath(directory / contracts))  # "x/../contracts" with no x yet
     refuse_under_a_file(target, str(target))
     if directory.exists() and not directory.is_dir():
         raise InputError("is not a directory", str(directory))

@@ -66,7 +66,16 @@ def test_check_against_registered_versions(registry_url: str, tmp_path: Path) ->
     shutil.copy(FIX / "format-changed" / "before.yaml", contracts / "shop.yaml")
     result = CliRunner().invoke(
         app,
-        ["check", str(contracts), "--against", "registry", "--url", registry_url, "--output-format", "json"],
+        [
+            "check",
+            str(contracts),
+            "--against",
+            "registry",
+            "--url",
+            registry_url,
+            "--output-format",
+            "json",
+        ],
     )
     assert result.exit_code == 1, result.output
     data = json.loads(result.output)
@@ -102,7 +111,16 @@ def test_a_pushed_contract_is_unchanged_and_no_socket_is_left_open(
         env={**os.environ, "SCHEMA_REGISTRY_URL": registry_url},
     )
     assert push.returncode == 0, push.stderr
-    args = ["check", str(contracts), "--against", "registry", "--url", registry_url, "--output-format", "json"]
+    args = [
+        "check",
+        str(contracts),
+        "--against",
+        "registry",
+        "--url",
+        registry_url,
+        "--output-format",
+        "json",
+    ]
     done = subprocess.run(
         [*CLI, *args],
         cwd=ROOT,
@@ -117,7 +135,9 @@ def test_a_pushed_contract_is_unchanged_and_no_socket_is_left_open(
     shutil.copy(
         FIX / "decimal-scale-changed" / "after.yaml", contracts / "decimal-scale-changed.yaml"
     )
-    code, out = check(str(contracts), "--against", "registry", "--url", registry_url, "--output-format", "json")
+    code, out = check(
+        str(contracts), "--against", "registry", "--url", registry_url, "--output-format", "json"
+    )
     assert code == 1
     (entry,) = json.loads(out)["contracts"]
     assert entry["status"] == "changed"
@@ -148,7 +168,9 @@ def test_a_version_registered_by_another_tool_is_compared_as_avro(
     )
     assert answer.status_code == 200, answer.text
     contracts = contracts_dir(tmp_path, ("avro-field-no-default", "after"))
-    code, out = check(str(contracts), "--against", "registry", "--url", registry_url, "--output-format", "json")
+    code, out = check(
+        str(contracts), "--against", "registry", "--url", registry_url, "--output-format", "json"
+    )
     assert code == 1, out
     (entry,) = json.loads(out)["contracts"]
     assert entry["status"] == "changed" and entry["compatible"] is False

@@ -81,7 +81,9 @@ def test_github_output_levels_follow_severity() -> None:
     code, out = run("diff", *pair("column-removed"), "--output-format", "github")
     assert code == 0
     assert any(line.startswith("::warning file=") for line in out.splitlines())
-    code, out = run("diff", *pair("column-removed"), "--output-format", "github", "--fail-on", "warning")
+    code, out = run(
+        "diff", *pair("column-removed"), "--output-format", "github", "--fail-on", "warning"
+    )
     assert code == 1
     assert any(line.startswith("::error file=") for line in out.splitlines())
 

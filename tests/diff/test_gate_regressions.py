@@ -146,7 +146,10 @@ def test_a_removed_file_that_was_not_a_contract_is_printed_in_every_output(repo:
     assert (
         note.startswith("contracts/notes.yaml: removed") and "HEAD:contracts/notes.yaml:1" in note
     )
-    assert "::notice title=not compared::contracts/notes.yaml" in check(repo, "--output-format", "github")[1]
+    assert (
+        "::notice title=not compared::contracts/notes.yaml"
+        in check(repo, "--output-format", "github")[1]
+    )
     assert "contracts/notes.yaml: removed" in check(repo, "--output-format", "markdown")[1]
     root = ET.fromstring(check(repo, "--output-format", "junit")[1])
     skipped = [c for c in root.iter("testcase") if c.find("skipped") is not None]
@@ -256,7 +259,13 @@ def test_an_unwritable_step_summary_keeps_the_verdict(repo: Path, tmp_path: Path
     breaking_change(repo)
     env = {"GITHUB_STEP_SUMMARY": str(tmp_path / "no" / "such" / "dir" / "s.md")}
     code, out = run(
-        "check", str(repo / "contracts"), "--against", "git:HEAD", "--output-format", "github", env=env
+        "check",
+        str(repo / "contracts"),
+        "--against",
+        "git:HEAD",
+        "--output-format",
+        "github",
+        env=env,
     )
     assert code == 1
     assert "warning: GITHUB_STEP_SUMMARY" in out and "internal error" not in out
