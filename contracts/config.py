@@ -214,9 +214,10 @@ def _shown(path: Path) -> str:
 
 
 def _relative_to_cwd(path: Path) -> Path:
+    """``path`` relative to the cwd (``../cdc-contracts.yaml`` from a subdirectory)."""
     try:
-        return path.resolve().relative_to(Path.cwd().resolve())
-    except ValueError:
+        return Path(os.path.relpath(path.resolve(), Path.cwd().resolve()))
+    except ValueError:  # another drive
         return path
 
 
@@ -325,10 +326,10 @@ registry:
 # Deliberate breaking changes the gate lets pass, each for one contract, rule and column,
 # with the reason (shown in every report) and optionally the last day it applies. An expired
 # exception fails the gate again; one that matches nothing is reported as a warning.
-exceptions: []
-#  - contract: shop.orders
-#    rule: decimal-scale-changed
-#    path: amount
-#    reason: amounts carry tenths of a cent from release 42 on; consumers updated (PR 1234)
-#    until: 2026-12-31
+# exceptions:
+#   - contract: shop.orders
+#     rule: decimal-scale-changed
+#     path: amount
+#     reason: amounts carry tenths of a cent from release 42 on; consumers updated (PR 1234)
+#     until: 2026-12-31
 """
