@@ -26,6 +26,7 @@ from api.limits import BodyLimit, HeadAsGet, InvalidateOnRegistryWrite
 from api.problems import install_problem_handlers, problem, problem_for_error, problem_response
 from api.routers import catalog, contracts, diff, formats, health, infer
 from api.settings import Settings
+from contracts import __version__
 
 STATIC_DIR = Path(__file__).parent / "static"
 API_ROUTERS = (health.router, formats.router, contracts.router, diff.router, infer.router)
@@ -40,7 +41,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app = FastAPI(
         title="cdc-contracts",
         summary="Contracts for change-data-capture streams: list, render, check, diff, infer.",
-        version="0.1.0",
+        version=__version__,
         docs_url="/docs",
         lifespan=_lifespan,
     )

@@ -7,7 +7,7 @@ import json
 import sys
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import IO, Any, NoReturn, TypeVar
+from typing import IO, Any, Final, NoReturn, TypeVar
 
 from contracts.errors import ContractsError, InputError
 
@@ -30,6 +30,34 @@ def fail_with(err: ContractsError) -> NoReturn:
     """Print ``error: where: what`` on stderr and exit with the error's exit code."""
     sys.stderr.write(error_line(err) + "\n")
     sys.exit(err.exit_code)
+
+
+#: The top-level modules of each extra's packages (pyproject.toml's optional dependencies).
+EXTRA_OF_MODULE: Final[dict[str, str]] = {
+    "pyspark": "spark",
+    "pyarrow": "spark",
+    "pandas": "spark",
+    "py4j": "spark",
+    "fastapi": "api",
+    "starlette": "api",
+    "uvicorn": "api",
+    "jinja2": "api",
+    "multipart": "api",
+    "pydantic_settings": "api",
+}
+
+
+def missing_extra(err: ModuleNotFoundError) -> str | None:
+    """The one-line error for a command that needs a part of an extra that is not installed
+    (None when the missing module belongs to no extra: a bug, not a setup problem)."""
+    root = (err.name or "").split(".")[0]
+    extra = EXTRA_OF_MODULE.get(root)
+    if extra is None:
+        return None
+    return (
+        f"error: this command needs the [{extra}] extra ({root} is not installed): "
+        f"pip install 'cdc-contracts[{extra}]'"
+    )
 
 
 def plural(count: int, noun: str, nouns: str | None = None) -> str:

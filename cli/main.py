@@ -11,10 +11,11 @@ import importlib
 import os
 import sys
 import warnings
+from typing import NoReturn
 
 import typer
 
-from cli.common import fail_with
+from cli.common import fail_with, missing_extra
 from contracts.errors import ContractsError
 
 #: Modules under ``cli/`` that contribute commands, in help order.
@@ -72,6 +73,12 @@ def main() -> None:
     except KeyboardInterrupt:
         sys.stderr.write("interrupted\n")
         sys.exit(130)
+    except ModuleNotFoundError as err:
+        line = missing_extra(err)
+        if line is None:
+            _internal_error(err)
+        sys.stderr.write(line + "\n")
+        sys.exit(2)
     except OSError as err:  # a file the user named cannot be read or written
         what = err.strerror or str(err)
         sys.stderr.write(f"error: {err.filename}: {what}\n" if err.filename else f"error: {what}\n")
@@ -81,13 +88,18 @@ def main() -> None:
             getattr(err, "exit_code", None), int
         ):
             _usage_error(err)
-        if os.environ.get("CDC_CONTRACTS_DEBUG"):
-            raise
-        sys.stderr.write(
-            f"internal error: {type(err).__name__}: {err} (set CDC_CONTRACTS_DEBUG=1 for a traceback)\n"
-        )
-        sys.exit(3)
+        _internal_error(err)
     sys.exit(0)
+
+
+def _internal_error(err: Exception) -> NoReturn:
+    """A bug: one line and exit 3 (the traceback with ``CDC_CONTRACTS_DEBUG=1``)."""
+    if os.environ.get("CDC_CONTRACTS_DEBUG"):
+        raise err
+    sys.stderr.write(
+        f"internal error: {type(err).__name__}: {err} (set CDC_CONTRACTS_DEBUG=1 for a traceback)\n"
+    )
+    sys.exit(3)
 
 
 def _usage_error(err: Exception) -> None:
@@ -101,9 +113,9 @@ def _usage_error(err: Exception) -> None:
 
 def _version(value: bool) -> None:
     if value:
-        from importlib.metadata import version
+        from contracts import __version__
 
-        typer.echo(f"cdc-contracts {version('cdc-contracts')}")
+        typer.echo(f"cdc-contracts {__version__}")
         raise typer.Exit()
 
 
