@@ -1,6 +1,6 @@
 """``cdc-contracts demo``: the whole product on embedded defaults, in one command.
 
-1. infer a contract from every sample topic under ``examples/topics/`` (one file per topic);
+1. infer a contract from every sample topic shipped in ``cli/demo_topics/`` (one file per topic);
 2. start the contract API with the embedded Schema Registry on a free port, show the registry
    plan and push the contracts;
 3. decode every topic with Spark into the canonical change feed (Parquet under
@@ -26,8 +26,8 @@ from typing import Annotated, Any
 
 import typer
 
-ROOT = Path(__file__).resolve().parent.parent
-DEFAULT_TOPICS = ROOT / "examples" / "topics"
+#: The sample topics, shipped with the package (examples/topics/ in the repository links here).
+DEFAULT_TOPICS = Path(__file__).resolve().parent / "demo_topics"
 
 
 @dataclass(frozen=True)
@@ -167,7 +167,7 @@ def _server(port: int, db: Path, log: Path) -> Iterator[subprocess.Popen[bytes]]
     command = [sys.executable, "-m", "cli.main", "serve", "--port", str(port)]
     command += ["--registry-db", str(db), "--log-level", "warning"]
     with log.open("wb") as sink:
-        proc = subprocess.Popen(command, stdout=sink, stderr=subprocess.STDOUT, cwd=ROOT)
+        proc = subprocess.Popen(command, stdout=sink, stderr=subprocess.STDOUT)
         try:
             yield proc
         finally:
@@ -202,7 +202,6 @@ def _cli(console: Any, args: list[str], allow: set[int]) -> int:
         [sys.executable, "-m", "cli.main", *args],
         capture_output=True,
         text=True,
-        cwd=ROOT,
         env=env,
         check=False,
     )
@@ -243,7 +242,7 @@ def _spark_job(console: Any, topics: list[Topic], contracts: dict[str, Any], out
     from cli.common import progress
     from contracts.errors import ContractsError
     from spark_bindings.inputs import read_input
-    from spark_bindings.storage import write_parquet
+    from spark_bindings.storage import feed_counts, write_parquet
 
     spark = _spark_session(console)
     try:
@@ -266,12 +265,13 @@ def _spark_job(console: Any, topics: list[Topic], contracts: dict[str, Any], out
             target = output / topic.format / topic.name
             write_parquet(changes, str(target))
             written = spark.read.parquet(str(target))
-            counts = _op_counts(written)
+            counts = feed_counts(written)
+            control = sum(n for what, n in counts.items() if what.startswith("control:"))
             table.add_row(
                 topic.format,
                 topic.name,
                 *(str(counts.get(op, 0)) for op in ("c", "u", "d", "r", "t")),
-                str(counts.get("control", 0)),
+                str(control),
                 str(counts.get("error", 0)),
             )
             if topic.name == "dbserver1.shop.orders":
@@ -306,20 +306,6 @@ def _spark_session(console: Any) -> Any:
 
     console.print("starting a local Spark session (local[2]) ...")
     return local_session("cdc-contracts-demo")
-
-
-def _op_counts(frame: Any) -> dict[str, int]:
-    from pyspark.sql import functions as F
-
-    kind = (
-        F.when(F.col("_error").isNotNull(), F.lit("error"))
-        .when(F.col("op").isNull(), F.lit("control"))
-        .otherwise(F.col("op"))
-    )
-    return {
-        row["kind"]: int(row["count"])
-        for row in frame.groupBy(kind.alias("kind")).count().collect()
-    }
 
 
 # --- step 4 -----------------------------------------------------------------------------------

@@ -1,4 +1,5 @@
-"""Write the sample topics under examples/topics/ that `cdc-contracts demo` reads.
+"""Write the sample topics that `cdc-contracts demo` reads (cli/demo_topics/, package data that
+examples/topics/ links to).
 
 One file per topic, grouped by format: the seed documents' own examples (cleaned into valid
 JSON/CSV, see tests/fixtures/<format>/PROVENANCE.md for where each comes from) and generated
@@ -23,7 +24,7 @@ from benchmarks.datagen import (  # noqa: E402
     write_jsonl,
 )
 
-TOPICS = ROOT / "examples" / "topics"
+TOPICS = ROOT / "cli" / "demo_topics"  # examples/topics links here; shipped in the wheel
 FIXTURES = ROOT / "tests" / "fixtures"
 
 #: (format, topic file name, fixture it is copied from)
