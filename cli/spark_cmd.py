@@ -161,14 +161,12 @@ def decode_cmd(
     ] = False,
 ) -> None:
     """Decode messages with a contract into the canonical change feed, written as Parquet."""
-    from pyspark.sql import SparkSession
-
-    from cli.spark_progress import spark_task_progress
     from contracts.contract import load_contract
     from spark_bindings import decode_changes
     from spark_bindings.inputs import read_input
-    from spark_bindings.session import local_session
-    from spark_bindings.storage import write_parquet
+    from spark_bindings.progress import spark_task_progress
+    from spark_bindings.session import command_session
+    from spark_bindings.storage import feed_counts, write_parquet
 
     check_master(master)
     c = load_contract(contract)
@@ -176,21 +174,16 @@ def decode_cmd(
     source = ctx.get_parameter_source("registry")
     from_env = source is not None and source.name == "ENVIRONMENT"
     options = _avro_options(c, registry, from_env, encoding, subject)
-    existing = SparkSession.getActiveSession()
-    spark = local_session("cdc-contracts-decode", master)
-    try:
+    with command_session("cdc-contracts-decode", master) as spark:
         df = read_input(spark, [str(p) for p in input_], input_format.value, c.format)
         feed = decode_changes(df, c, drop_control_records=drop_control_records, **options)
         with spark_task_progress(spark, f"decoding {c.name}"):
             write_parquet(feed, str(output))
-            counts = _counts(spark.read.parquet(str(output)))
+            counts = feed_counts(spark.read.parquet(str(output)))
         if not counts and df.isEmpty():
             named = ", ".join(str(p) for p in input_)
             held = "the input holds" if len(input_) == 1 else "the inputs hold"
             sys.stderr.write(f"warning: {named}: {held} no messages; the output has 0 rows\n")
-    finally:
-        if existing is None:
-            spark.stop()
     summary: dict[str, Any] = {
         "output": str(output),
         "rows": sum(counts.values()),
@@ -204,19 +197,6 @@ def decode_cmd(
     typer.echo(f"{summary['rows']} rows → {output}")
     table(None, ["op / kind", "rows"], [[k, v] for k, v in sorted(counts.items())])
     typer.echo(f"errors: {summary['errors']}")
-
-
-def _counts(written: Any) -> dict[str, int]:
-    """Rows of a written feed per op, ``error`` or ``control:<kind>``."""
-    from pyspark.sql import functions as F
-
-    label = F.coalesce(
-        F.col("op"),
-        F.when(F.col("_error").isNotNull(), F.lit("error")),
-        F.concat(F.lit("control:"), F.col("_control")),
-    )
-    rows = written.groupBy(label.alias("k")).count().withColumnRenamed("count", "n").collect()
-    return {r["k"]: r["n"] for r in rows}
 
 
 def _avro_options(

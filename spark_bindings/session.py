@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Final
 
 from pyspark.sql import SparkSession
@@ -40,6 +42,19 @@ def local_session(app_name: str, master: str = "local[2]", **conf: str) -> Spark
     session = builder.getOrCreate()
     session.sparkContext.setLogLevel("ERROR")
     return session
+
+
+@contextmanager
+def command_session(app_name: str, master: str = "local[2]") -> Iterator[SparkSession]:
+    """A session for one command: the active one if there is one (left running), else a new
+    :func:`local_session` stopped when the block ends."""
+    existing = SparkSession.getActiveSession()
+    spark = existing or local_session(app_name, master)
+    try:
+        yield spark
+    finally:
+        if existing is None:
+            spark.stop()
 
 
 def interpreted_methods_risk(spark: SparkSession) -> bool:

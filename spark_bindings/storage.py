@@ -23,3 +23,17 @@ def storable(feed: DataFrame) -> DataFrame:
 def write_parquet(feed: DataFrame, path: str) -> None:
     """Write a change feed as Parquet (overwriting ``path``), storable columns only."""
     storable(feed).write.mode("overwrite").parquet(path)
+
+
+def feed_counts(feed: DataFrame) -> dict[str, int]:
+    """Rows of a change feed by what they are: their op (``c``, ``u``, ``d``, ``r``, ``t``),
+    ``error`` (``_error`` set) or ``control:<kind>`` (a control record)."""
+    from pyspark.sql import functions as F
+
+    label = (
+        F.when(F.col("_error").isNotNull(), F.lit("error"))
+        .when(F.col("op").isNotNull(), F.col("op"))
+        .otherwise(F.concat(F.lit("control:"), F.coalesce(F.col("_control"), F.lit("?"))))
+    )
+    rows = feed.groupBy(label.alias("what")).count().collect()
+    return {row["what"]: int(row["count"]) for row in rows}

@@ -1,4 +1,4 @@
-"""The Spark task progress bar of ``cdc-contracts spark decode`` (cli/spark_progress.py)."""
+"""The Spark task progress bar of ``cdc-contracts spark decode`` (spark_bindings/progress.py)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from rich.console import Console
 
-from cli.spark_progress import count_tasks, spark_task_progress
+from spark_bindings.progress import count_tasks, spark_task_progress
 
 
 def test_progress_counts_the_tasks_of_the_jobs_in_the_block(spark: Any) -> None:
