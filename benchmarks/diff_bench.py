@@ -138,7 +138,7 @@ def bench_check(n: int = 500, changed: int = 500, staged: bool = False) -> tuple
             str(d),
             "--against",
             "git:HEAD",
-            "-o",
+            "--output-format",
             "json",
             *(["--staged"] if staged else []),
         ]

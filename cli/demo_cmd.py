@@ -50,15 +50,20 @@ def register(app: typer.Typer) -> None:
 
 def demo(
     topics: Annotated[
-        Path, typer.Option(help="folder of sample topics, one sub-folder per format")
+        Path,
+        typer.Option(metavar="DIR", help="folder of sample topics, one sub-folder per format"),
     ] = DEFAULT_TOPICS,
-    output: Annotated[Path, typer.Option(help="where the change feed is written")] = Path(
-        "demo-output"
-    ),
+    output: Annotated[
+        Path,
+        typer.Option("--output", "-o", metavar="DIR", help="where the change feed is written"),
+    ] = Path("demo-output"),
     work: Annotated[
-        Path, typer.Option(help="scratch folder for contracts and the registry database")
+        Path,
+        typer.Option(metavar="DIR", help="scratch folder for contracts and the registry database"),
     ] = Path(".cdc-contracts/demo"),
-    skip_spark: Annotated[bool, typer.Option(help="skip the Spark step (no JVM)")] = False,
+    skip_spark: Annotated[
+        bool, typer.Option("--skip-spark", help="skip the Spark step (no JVM)")
+    ] = False,
 ) -> None:
     """Run the demo; exits non-zero if any step fails."""
     from rich.console import Console
@@ -359,7 +364,7 @@ def _next_steps(console: Any, url: str, contracts_dir: Path, output: Path) -> No
         f"cdc-contracts render {contracts_dir}/dbserver1.shop.orders.yaml --to avro",
         f"cdc-contracts spark-schema {contracts_dir}/dbserver1.shop.orders.yaml --as python",
         "cdc-contracts normalize examples/topics/canal-json/inventory.products2.jsonl",
-        f"cdc-contracts diff {contracts_dir}/dbserver1.shop.orders.yaml {contracts_dir.parent}/proposed/dbserver1.shop.orders.yaml --output markdown",
+        f"cdc-contracts diff {contracts_dir}/dbserver1.shop.orders.yaml {contracts_dir.parent}/proposed/dbserver1.shop.orders.yaml --output-format markdown",
         f"python -c \"import pandas; print(pandas.read_parquet('{output}/debezium-json/dbserver1.shop.orders').head())\"",
     ):
         console.print(f"  {line}")

@@ -69,6 +69,7 @@ OutputFileOpt = Annotated[
     typer.Option(
         "--output",
         "-o",
+        metavar="FILE",
         help="Write the report to this file (the text summary still goes to stdout) "
         "[default: stdout].",
     ),

@@ -14,13 +14,13 @@ def register(app: typer.Typer) -> None:
 
 
 def formats(
-    output: Annotated[
-        OutputMode, typer.Option("--output", help="text (a table) or json")
+    output_format: Annotated[
+        OutputMode, typer.Option("--output-format", help="What is written: text (a table) or json")
     ] = OutputMode.text,
 ) -> None:
     """List the CDC formats: name, description, whether messages embed their schema."""
     rows = format_rows()
-    if output is OutputMode.json:
+    if output_format is OutputMode.json:
         print_json(rows)
         return
     table(

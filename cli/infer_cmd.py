@@ -39,12 +39,15 @@ Files = Annotated[
         "DTS Avro"
     ),
 ]
-Output = Annotated[OutputMode, typer.Option("--output", help="text or json")]
+OutputFormat = Annotated[
+    OutputMode, typer.Option("--output-format", help="what is written: text or json")
+]
 MaxErrors = Annotated[
     Optional[int],  # noqa: UP045 - typer needs Optional here
     typer.Option(
         "--max-errors",
         min=1,
+        metavar="N",
         help="stop after this many problems (violations and unusable messages)",
     ),
 ]
@@ -98,11 +101,13 @@ def infer(
         ),
     ] = False,
     topic: Annotated[Optional[str], typer.Option(help="Kafka topic")] = None,  # noqa: UP045
-    out: Annotated[
+    output: Annotated[
         Optional[Path],  # noqa: UP045
-        typer.Option("--out", "-o", help="write the contract YAML here (default: stdout)"),
+        typer.Option(
+            "--output", "-o", metavar="FILE", help="write the contract YAML here (default: stdout)"
+        ),
     ] = None,
-    output: Output = OutputMode.text,
+    output_format: OutputFormat = OutputMode.text,
 ) -> None:
     """Infer a contract from sample messages; report schema history and control records.
 
@@ -119,7 +124,7 @@ def infer(
             validate_name(name)
         except ContractFileError as err:
             raise InputError(err.what, "--name") from None
-    guard_output_file(out, files, "--out")
+    guard_output_file(output, files, "--output")
     stream = open_stream(files, format, wrap=_progress)
     report = _new_report()
     result = stream.format.infer(
@@ -129,13 +134,13 @@ def infer(
     if name is None and result.contract.name == stream.format.name:
         result, named_after = _named_after_input(result, files)
     text = dump_contract(result.contract)
-    if not is_stdout(out):
-        write_output(text, out)
-    if output is OutputMode.json:
+    if not is_stdout(output):
+        write_output(text, output)
+    if output_format is OutputMode.json:
         print_json(_inference_json(stream.format.name, result, report))
-    elif is_stdout(out):
+    elif is_stdout(output):
         write_output(text, None)
-    _report_inference(stream.format.name, result, out, named_after)
+    _report_inference(stream.format.name, result, output, named_after)
     if report.unusable:
         _err(
             f"{_unusable_note(report)}: the contract is inferred from the other "
@@ -236,7 +241,7 @@ def validate(
     contract: Annotated[Path, typer.Argument(help="the contract file (YAML)")],
     files: Files,
     max_errors: MaxErrors = None,
-    output: Output = OutputMode.text,
+    output_format: OutputFormat = OutputMode.text,
 ) -> None:
     """Check messages against a contract: one line per violation; exit 1 if any, 2 if an input
     (a file, or a damaged message in one) was unusable."""
@@ -247,9 +252,9 @@ def validate(
     stream = open_stream(files, loaded.format, wrap=_progress)
     report = _new_report()
     for violation in validate_stream(stream, loaded, report=report, max_errors=max_errors):
-        if output is OutputMode.text:
+        if output_format is OutputMode.text:
             sys.stdout.write(violation.one_line() + "\n")
-    if output is OutputMode.json:
+    if output_format is OutputMode.json:
         print_json(
             {
                 "contract": loaded.name,
@@ -284,15 +289,22 @@ def normalize(
     files: Files,
     contract: Annotated[
         Optional[Path],  # noqa: UP045
-        typer.Option("--contract", "-c", help="contract file: its format and column types"),
+        typer.Option(
+            "--contract", "-c", metavar="FILE", help="contract file: its format and column types"
+        ),
     ] = None,
     format: Annotated[
         Optional[str],  # noqa: UP045
         typer.Option("--format", "-f", help="format name, or auto (without --contract)"),
     ] = None,
-    out: Annotated[
+    output: Annotated[
         Optional[Path],  # noqa: UP045
-        typer.Option("--out", "-o", help="write events here as JSON lines (default: stdout)"),
+        typer.Option(
+            "--output",
+            "-o",
+            metavar="FILE",
+            help="write events here as JSON lines (default: stdout)",
+        ),
     ] = None,
     max_errors: MaxErrors = None,
 ) -> None:
@@ -304,14 +316,14 @@ def normalize(
     from contracts.errors import InputError
     from contracts.pipeline import open_stream
 
-    guard_output_file(out, [*files, *([contract] if contract is not None else [])], "--out")
+    guard_output_file(output, [*files, *([contract] if contract is not None else [])], "--output")
     loaded = load_contract(contract) if contract is not None else None
     if loaded is not None and format not in (None, "auto", loaded.format):
         raise InputError(f"--format {format} contradicts the contract's format {loaded.format}")
     stream = open_stream(files, loaded.format if loaded else format, wrap=_progress)
     report = _new_report()
-    if out is not None and not is_stdout(out):
-        with open_output(out) as sink:
+    if output is not None and not is_stdout(output):
+        with open_output(output) as sink:
             _write_events(stream, loaded, report, max_errors, sink)
     else:
         _write_events(stream, loaded, report, max_errors, sys.stdout.buffer)

@@ -11,12 +11,16 @@ import importlib
 import os
 import sys
 import warnings
-from typing import NoReturn
+from typing import Any, NoReturn
 
 import typer
+import typer.main
 
+from cli import conventions
 from cli.common import fail_with, missing_extra
 from contracts.errors import ContractsError
+
+PROG = "cdc-contracts"
 
 #: Modules under ``cli/`` that contribute commands, in help order.
 COMMAND_MODULES = (
@@ -36,8 +40,9 @@ app = typer.Typer(
     help="Schema contracts for change-data-capture streams: infer, render, diff, register, "
     "serve and apply them.",
     no_args_is_help=True,
-    add_completion=False,
+    add_completion=True,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 
@@ -56,11 +61,19 @@ def _register_all() -> None:
 _register_all()
 
 
-def main() -> None:
+def command() -> Any:
+    """The click command tree of :data:`app`, shaped by :mod:`cli.conventions` (plain help at
+    80 columns for every command, whoever added it)."""
+    return conventions.build(typer.main.get_command(app))
+
+
+def main(argv: list[str] | None = None) -> None:
     """Entry point: run the app, turning project errors into one line and an exit code."""
     warnings.simplefilter("default")
     try:
-        code = app(standalone_mode=False)
+        root = command()
+        args = conventions.rewrite_argv(root, sys.argv[1:] if argv is None else argv)
+        code = root.main(args=args, prog_name=PROG, standalone_mode=False)
         if isinstance(code, int) and code:  # a typer.Exit(code) raised inside a command
             sys.exit(code)
     except ContractsError as err:

@@ -21,34 +21,60 @@ Url = Annotated[
     typer.Option(
         "--url",
         envvar="SCHEMA_REGISTRY_URL",
-        help="Registry base URL (env SCHEMA_REGISTRY_URL), e.g. http://localhost:8081",
+        metavar="URL",
+        help="Registry base URL, e.g. http://localhost:8081",
     ),
 ]
 BasicAuth = Annotated[
     str | None,
     typer.Option(
-        "--basic-auth", envvar="SCHEMA_REGISTRY_BASIC_AUTH", help="USER:PASSWORD (env ...)"
+        "--basic-auth",
+        envvar="SCHEMA_REGISTRY_BASIC_AUTH",
+        metavar="USER:PASSWORD",
+        help="Basic authentication",
     ),
 ]
 Bearer = Annotated[
     str | None,
-    typer.Option("--bearer-token", envvar="SCHEMA_REGISTRY_BEARER_TOKEN", help="Bearer token"),
+    typer.Option(
+        "--bearer-token",
+        envvar="SCHEMA_REGISTRY_BEARER_TOKEN",
+        metavar="TOKEN",
+        help="Bearer token",
+    ),
 ]
 LogicalCluster = Annotated[
     str,
-    typer.Option("--logical-cluster", help="Confluent Cloud logical cluster (with a bearer token)"),
+    typer.Option(
+        "--logical-cluster",
+        metavar="ID",
+        show_default=False,
+        help="Confluent Cloud logical cluster (with a bearer token)",
+    ),
 ]
-CaCert = Annotated[Path | None, typer.Option("--ca-cert", help="CA bundle for TLS")]
-ClientCert = Annotated[Path | None, typer.Option("--client-cert", help="Client certificate (PEM)")]
-ClientKey = Annotated[Path | None, typer.Option("--client-key", help="Client private key (PEM)")]
+CaCert = Annotated[Path | None, typer.Option("--ca-cert", metavar="FILE", help="CA bundle for TLS")]
+ClientCert = Annotated[
+    Path | None, typer.Option("--client-cert", metavar="FILE", help="Client certificate (PEM)")
+]
+ClientKey = Annotated[
+    Path | None, typer.Option("--client-key", metavar="FILE", help="Client private key (PEM)")
+]
 Insecure = Annotated[bool, typer.Option("--insecure", help="Do not verify TLS certificates")]
-Timeout = Annotated[float, typer.Option("--timeout", help="Seconds per request")]
+Timeout = Annotated[float, typer.Option("--timeout", metavar="SECONDS", help="Seconds per request")]
 Strategy = Annotated[
     str,
-    typer.Option("--strategy", help="Subject naming: topic (default), record or topic-record"),
+    typer.Option(
+        "--strategy",
+        metavar="[topic|record|topic-record]",
+        help="Subject naming strategy",
+    ),
 ]
-Concurrency = Annotated[int, typer.Option("--concurrency", min=1, max=64, help="Parallel requests")]
-Output = Annotated[OutputMode, typer.Option("--output", help="text (a table) or json")]
+Concurrency = Annotated[
+    int, typer.Option("--concurrency", min=1, max=64, metavar="N", help="Parallel requests")
+]
+OutputFormat = Annotated[
+    OutputMode, typer.Option("--output-format", help="What is written: text (a table) or json")
+]
 Source = Annotated[
     Path, typer.Argument(help="A contract file or a directory of *.yaml contract files")
 ]
@@ -116,7 +142,7 @@ def plan_cmd(
     timeout: Timeout = 10.0,
     strategy: Strategy = "topic",
     concurrency: Concurrency = 8,
-    output: Output = OutputMode.text,
+    output_format: OutputFormat = OutputMode.text,
 ) -> None:
     """Show per subject what a push would do; writes nothing; exit 1 if a push would refuse,
     2 if the registry could not be reached or used.
@@ -139,7 +165,7 @@ def plan_cmd(
         timeout,
     ) as client:
         planned = plan(client, desired, concurrency)
-    if output is OutputMode.json:
+    if output_format is OutputMode.json:
         print_json({"registry": url, "subjects": [p.to_json() for p in planned]})
     else:
         rows = [
@@ -171,7 +197,7 @@ def push_cmd(
     timeout: Timeout = 10.0,
     strategy: Strategy = "topic",
     concurrency: Concurrency = 8,
-    output: Output = OutputMode.text,
+    output_format: OutputFormat = OutputMode.text,
 ) -> None:
     """Check every subject first, then register what changed; exit 1 if anything was refused.
 
@@ -192,7 +218,7 @@ def push_cmd(
         timeout,
     ) as client:
         results = push(client, desired, concurrency, dry_run=dry_run)
-    if output is OutputMode.json:
+    if output_format is OutputMode.json:
         print_json(
             {"registry": url, "dry_run": dry_run, "subjects": [r.to_json() for r in results]}
         )
@@ -221,9 +247,15 @@ def push_cmd(
 @registry_app.command("pull")
 def pull_cmd(
     url: Url,
-    out_dir: Annotated[Path, typer.Option("-o", "--out", help="Directory for contract files")],
+    output: Annotated[
+        Path,
+        typer.Option("--output", "-o", metavar="DIR", help="Directory for contract files"),
+    ],
     subject_pattern: Annotated[
-        str | None, typer.Option("--subject-pattern", help="Regular expression on subject names")
+        str | None,
+        typer.Option(
+            "--subject-pattern", metavar="REGEX", help="Regular expression on subject names"
+        ),
     ] = None,
     basic_auth: BasicAuth = None,
     bearer_token: Bearer = None,
@@ -234,12 +266,12 @@ def pull_cmd(
     insecure: Insecure = False,
     timeout: Timeout = 10.0,
     concurrency: Concurrency = 8,
-    output: Output = OutputMode.text,
+    output_format: OutputFormat = OutputMode.text,
 ) -> None:
     """Write contract files rebuilt from the contracts carried in registered schemas."""
     from registry_sync.sync import pull
 
-    _check_out_dir(out_dir)
+    _check_out_dir(output)
     with _client(
         url,
         basic_auth,
@@ -251,8 +283,8 @@ def pull_cmd(
         insecure,
         timeout,
     ) as client:
-        report = pull(client, out_dir, subject_pattern, concurrency)
-    if output is OutputMode.json:
+        report = pull(client, output, subject_pattern, concurrency)
+    if output_format is OutputMode.json:
         print_json(report.to_json())
         return
     rows: list[list[Any]] = [[str(p), "written"] for p in report.written]
@@ -261,11 +293,11 @@ def pull_cmd(
 
 
 def _check_out_dir(out_dir: Path) -> None:
-    """``--out`` must be a directory, or a path where one can be made (checked before any
+    """``--output`` must be a directory, or a path where one can be made (checked before any
     request)."""
     from contracts.errors import InputError
 
-    where = f"--out {out_dir}"
+    where = f"--output {out_dir}"
     if out_dir.exists() and not out_dir.is_dir():
         raise InputError("is a file: give a directory for the contract files", where)
     refuse_under_a_file(out_dir, where)

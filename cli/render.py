@@ -50,7 +50,8 @@ def render(
         ),
     ] = None,
     output: Annotated[
-        Path | None, typer.Option("--output", "-o", help="Write to FILE instead of stdout.")
+        Path | None,
+        typer.Option("--output", "-o", metavar="FILE", help="Write to FILE instead of stdout."),
     ] = None,
 ) -> None:
     """Render INPUT's schema as Connect JSON, Avro (AvroData), Spark StructType JSON or DDL."""

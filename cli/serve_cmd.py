@@ -2,12 +2,21 @@
 
 from __future__ import annotations
 
+import enum
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
 from cli.common import refuse_under_a_file
+
+
+class LogLevel(enum.StrEnum):
+    critical = "critical"
+    error = "error"
+    warning = "warning"
+    info = "info"
+    debug = "debug"
 
 
 def register(app: typer.Typer) -> None:
@@ -19,44 +28,63 @@ def register(app: typer.Typer) -> None:
 
 def serve(
     host: Annotated[str, typer.Option(help="interface to listen on")] = "127.0.0.1",
-    port: Annotated[int, typer.Option(min=0, max=65535, help="TCP port")] = 8081,
+    port: Annotated[int, typer.Option(min=0, max=65535, metavar="N", help="TCP port")] = 8081,
     registry_url: Annotated[
         str | None,
-        typer.Option(help="an external Confluent-compatible registry (no embedded registry then)"),
+        typer.Option(
+            metavar="URL",
+            help="an external Confluent-compatible registry (no embedded registry then)",
+        ),
     ] = None,
     registry_db: Annotated[
         Path | None,
         typer.Option(
-            help="SQLite file of the embedded registry [default: ./.cdc-contracts/registry.db]"
+            metavar="FILE",
+            help="SQLite file of the embedded registry [default: ./.cdc-contracts/registry.db]",
         ),
     ] = None,
     contracts: Annotated[
         Path | None,
         typer.Option(
-            "--contracts", exists=True, file_okay=False, help="also serve the contract files in DIR"
+            "--contracts",
+            exists=True,
+            file_okay=False,
+            metavar="DIR",
+            help="also serve the contract files in DIR",
         ),
     ] = None,
     api_key_env: Annotated[
         str | None,
         typer.Option(
+            metavar="VAR",
             help="environment variable holding the API key that writes require (PUT /contracts "
-            "and the embedded registry's writes; sent as X-API-Key or as basic-auth password)"
+            "and the embedded registry's writes; sent as X-API-Key or as basic-auth password)",
         ),
     ] = None,
     read_requires_key: Annotated[
-        bool, typer.Option(help="require the API key for reads too (the registry's included)")
+        bool,
+        typer.Option(
+            "--read-requires-key",
+            help="require the API key for reads too (the registry's included)",
+        ),
     ] = False,
     cors_origin: Annotated[
-        list[str] | None, typer.Option(help="allow this browser origin (CORS is off by default)")
+        list[str] | None,
+        typer.Option(metavar="ORIGIN", help="allow this browser origin (CORS is off by default)"),
     ] = None,
     workers: Annotated[
         int,
         typer.Option(
-            min=1, max=64, help="worker processes (each keeps its own caches, kept consistent)"
+            min=1,
+            max=64,
+            metavar="N",
+            help="worker processes (each keeps its own caches, kept consistent)",
         ),
     ] = 1,
-    log_level: Annotated[str, typer.Option(help="uvicorn log level")] = "info",
-    access_log: Annotated[bool, typer.Option(help="log every request")] = False,
+    log_level: Annotated[
+        LogLevel, typer.Option(case_sensitive=False, help="server log level")
+    ] = LogLevel.info,
+    access_log: Annotated[bool, typer.Option("--access-log", help="log every request")] = False,
 ) -> None:
     """Run uvicorn with the app from :func:`api.main.create_app` (uvloop and httptools when
     installed, as with ``uvicorn[standard]``)."""
@@ -99,7 +127,7 @@ def serve(
     options: dict[str, Any] = {
         "host": host,
         "port": port,
-        "log_level": log_level,
+        "log_level": log_level.value,
         "access_log": access_log,
         "timeout_graceful_shutdown": 5,
     }

@@ -100,12 +100,15 @@ def spark_schema_cmd(
 
 def decode_cmd(
     ctx: typer.Context,
-    contract: Annotated[Path, typer.Option("--contract", "-c", help="Contract file (YAML).")],
+    contract: Annotated[
+        Path, typer.Option("--contract", "-c", metavar="FILE", help="Contract file (YAML).")
+    ],
     input_: Annotated[
         list[Path],
         typer.Option(
             "--input",
             "-i",
+            metavar="PATH",
             help="An input file, or a directory of Parquet files; repeat -i for several.",
         ),
     ],
@@ -114,6 +117,7 @@ def decode_cmd(
         typer.Option(
             "--output",
             "-o",
+            metavar="DIR",
             help="Directory for the Parquet output: new, or empty (see --overwrite).",
         ),
     ],
@@ -123,15 +127,17 @@ def decode_cmd(
     master: Annotated[
         str,
         typer.Option(
+            metavar="URL",
             help="Spark master URL: local, local[N], local[*], local[N,F], local-cluster[N,C,M], "
-            "spark://HOST:PORT, yarn or k8s://URL."
+            "spark://HOST:PORT, yarn or k8s://URL.",
         ),
     ] = "local[*]",
     registry: Annotated[
         str | None,
         typer.Option(
             envvar="SCHEMA_REGISTRY_URL",
-            help="Schema Registry URL, for Confluent-framed Avro values (env SCHEMA_REGISTRY_URL).",
+            metavar="URL",
+            help="Schema Registry URL, for Confluent-framed Avro values.",
         ),
     ] = None,
     encoding: Annotated[
@@ -142,13 +148,18 @@ def decode_cmd(
     ] = None,
     subject: Annotated[
         str | None,
-        typer.Option(help="Value subject whose versions are the Avro writer schemas (from_avro)."),
+        typer.Option(
+            metavar="SUBJECT",
+            help="Value subject whose versions are the Avro writer schemas (from_avro).",
+        ),
     ] = None,
     drop_control_records: Annotated[
-        bool, typer.Option(help="Leave tombstones, heartbeats and DDL out.")
+        bool,
+        typer.Option("--drop-control-records", help="Leave tombstones, heartbeats and DDL out."),
     ] = False,
-    output_mode: Annotated[
-        OutputMode, typer.Option("--output-mode", help="text or json summary.")
+    output_format: Annotated[
+        OutputMode,
+        typer.Option("--output-format", help="What is written: a text or json summary."),
     ] = OutputMode.text,
     overwrite: Annotated[
         bool,
@@ -190,7 +201,7 @@ def decode_cmd(
         "counts": dict(sorted(counts.items())),
         "errors": counts.get("error", 0),
     }
-    if output_mode is OutputMode.json:
+    if output_format is OutputMode.json:
         print_json(summary)
         return
     # the path on a line of its own: a table title would wrap it at the table's width

@@ -206,12 +206,13 @@ def test_an_output_under_a_file(tmp_path: Path) -> None:
     result = run("infer", DBZ, "-o", a_file / "x.yaml")
     assert result.code == 2
     assert (
-        one_error_line(result) == f"error: --out {a_file / 'x.yaml'}: {a_file} is not a directory"
+        one_error_line(result)
+        == f"error: --output {a_file / 'x.yaml'}: {a_file} is not a directory"
     )
     pulled = run("registry", "pull", "--url", "http://127.0.0.1:9", "-o", a_file)
     assert pulled.code == 2
     assert one_error_line(pulled) == (
-        f"error: --out {a_file}: is a file: give a directory for the contract files"
+        f"error: --output {a_file}: is a file: give a directory for the contract files"
     )
 
 
@@ -327,9 +328,11 @@ def test_max_errors_counts_violations_in_text_and_json(tmp_path: Path) -> None:
     assert text.code == 1
     assert len(text.out.splitlines()) == 3
     assert "(3 violations) (stopped at --max-errors 3" in text.err
-    as_json = json.loads(run("validate", other, DBZ, "--max-errors", "3", "--output", "json").out)
+    as_json = json.loads(
+        run("validate", other, DBZ, "--max-errors", "3", "--output-format", "json").out
+    )
     assert len(as_json["problems"]) == 3 and as_json["stopped_early"] is True
-    unbounded = json.loads(run("validate", other, DBZ, "--output", "json").out)
+    unbounded = json.loads(run("validate", other, DBZ, "--output-format", "json").out)
     assert len(unbounded["problems"]) > 3 and unbounded["stopped_early"] is False
 
 
@@ -361,7 +364,7 @@ def test_validate_summary_counts_in_the_singular(tmp_path: Path) -> None:
 
 def test_validate_json_has_the_documented_fields(tmp_path: Path) -> None:
     path = damaged_copy(tmp_path, {3: b"garbage"})
-    report = json.loads(run("validate", DBZ_CONTRACT, path, "--output", "json").out)
+    report = json.loads(run("validate", DBZ_CONTRACT, path, "--output-format", "json").out)
     assert list(report) == [
         "contract",
         "valid",

@@ -76,7 +76,7 @@ def subprocess_run(*args: str | Path) -> Run:
 
 
 def test_formats_json_lists_every_format() -> None:
-    result = run("formats", "--output", "json")
+    result = run("formats", "--output-format", "json")
     assert result.code == 0
     rows = json.loads(result.text)
     assert [r["name"] for r in rows] == list(FORMATS)
@@ -109,7 +109,7 @@ def test_infer_detects_dts_and_reports_history(tmp_path: Path) -> None:
 
 
 def test_infer_json_output() -> None:
-    result = run("infer", DTS / "orders.avro", "--name", "orders", "--output", "json")
+    result = run("infer", DTS / "orders.avro", "--name", "orders", "--output-format", "json")
     assert result.code == 0, result.err
     report = json.loads(result.text)
     assert report["format"] == "dts-avro" and report["contract"]["name"] == "orders"
@@ -135,7 +135,7 @@ def test_validate_reports_every_violation_and_keeps_going() -> None:
 
 def test_validate_max_errors_stops_early() -> None:
     args = ("validate", DTS / "orders.expected.yaml", DTS / "bad" / "bad-values.bin")
-    result = run(*args, "--max-errors", "1", "--output", "json")
+    result = run(*args, "--max-errors", "1", "--output-format", "json")
     assert result.code == 1
     report = json.loads(result.text)
     assert report["stopped_early"] and len(report["problems"]) == 1
@@ -257,7 +257,7 @@ def test_fixture_infer_validate_normalize(case: Case, tmp_path: Path) -> None:
     expected events."""
     want_contract = load_contract(case.expected)
     target = tmp_path / "contract.yaml"
-    args: list[str | Path] = ["infer", case.sample, "-o", target, "--output", "json"]
+    args: list[str | Path] = ["infer", case.sample, "-o", target, "--output-format", "json"]
     args += ["--name", want_contract.name]
     args += ["--infer-types"] if case.typed else []
     if case.sample.name in NOT_DETECTABLE:

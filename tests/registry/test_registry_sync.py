@@ -137,7 +137,7 @@ def test_record_name_strategy_and_baseline(client, registry, unique) -> None:
 def test_cli_plan_push_pull(registry, unique, tmp_path: Path) -> None:
     source = write_contracts(tmp_path / "contracts", [make_contract(f"{unique}.cli")])
     runner = CliRunner()
-    args = ["--url", registry.url, "--output", "json"]
+    args = ["--url", registry.url, "--output-format", "json"]
     planned = runner.invoke(app, ["registry", "plan", str(source), *args])
     assert planned.exit_code == 0, planned.output
     assert {s["action"] for s in json.loads(planned.stdout)["subjects"]} == {"create"}

@@ -315,7 +315,7 @@ def test_cli_decodes_confluent_avro_from_kafka_parquet(
     out = tmp_path / "feed"
     args = ["spark", "decode", "--contract", str(contract), "--input", str(tmp_path / "topic")]
     args += ["--output", str(out), "--encoding", "avro", "--registry", registry_url]
-    result = _cli([*args, "--output-mode", "json"])
+    result = _cli([*args, "--output-format", "json"])
     assert result.exit_code == 0, result.output
     summary = json.loads(result.stdout)
     assert summary["counts"] == {"c": 2, "control:tombstone": 1, "d": 1, "u": 1}

@@ -231,7 +231,7 @@ def test_cli_spark_decode_writes_parquet_and_counts(spark: Any, tmp_path: Path) 
     out = tmp_path / "feed"
     sample = FIXTURES / "debezium-json" / "postgres-orders.kcat.jsonl"
     args = ["spark", "decode", "--contract", str(ORDERS), "--input", str(sample)]
-    args += ["--output", str(out), "--output-mode", "json"]
+    args += ["--output", str(out), "--output-format", "json"]
     result = CliRunner().invoke(app, args)  # reuses the test session (never stops it)
     assert result.exit_code == 0, result.output
     summary = json.loads(result.stdout)
