@@ -171,22 +171,30 @@ def decode_cmd(
         ),
     ] = False,
 ) -> None:
-    """Decode messages with a contract into the canonical change feed, written as Parquet."""
+    """Decode messages with a contract into the canonical change feed, written as Parquet.
+
+    Every option, the contract and the inputs are checked before Spark starts.
+    """
     from contracts.contract import load_contract
+    from spark_bindings.inputs import input_layout
+
+    check_master(master)
+    c = load_contract(contract)
+    guard_output_dir(output, [*input_, contract], overwrite)
+    paths = [str(p) for p in input_]
+    layout = input_layout(paths, input_format.value)
+    source = ctx.get_parameter_source("registry")
+    from_env = source is not None and source.name == "ENVIRONMENT"
+    options = _avro_options(c, registry, from_env, encoding, subject)
+
     from spark_bindings import decode_changes
     from spark_bindings.inputs import read_input
     from spark_bindings.progress import spark_task_progress
     from spark_bindings.session import command_session
     from spark_bindings.storage import feed_counts, write_parquet
 
-    check_master(master)
-    c = load_contract(contract)
-    guard_output_dir(output, [*input_, contract], overwrite)
-    source = ctx.get_parameter_source("registry")
-    from_env = source is not None and source.name == "ENVIRONMENT"
-    options = _avro_options(c, registry, from_env, encoding, subject)
     with command_session("cdc-contracts-decode", master) as spark:
-        df = read_input(spark, [str(p) for p in input_], input_format.value, c.format)
+        df = read_input(spark, paths, layout, c.format)
         feed = decode_changes(df, c, drop_control_records=drop_control_records, **options)
         with spark_task_progress(spark, f"decoding {c.name}"):
             write_parquet(feed, str(output))

@@ -454,17 +454,25 @@ def _sniff_all(paths: Sequence[str]) -> InputFormat:
     return first
 
 
+def input_layout(paths: Sequence[str], input_format: InputFormat) -> InputFormat:
+    """The layout of the input files, checked without Spark (so a missing file is refused
+    before a JVM starts): ``auto`` sniffs each path (they must agree)."""
+    if not paths:
+        raise InputError("no input files")
+    kind = _sniff_all(paths) if input_format == "auto" else input_format
+    for path in paths:
+        if not Path(path).exists():
+            raise InputError("no such file", path)
+        if kind != "parquet" and Path(path).is_dir():
+            raise InputError(f"is a directory; only {kind!r} files are read", path)
+    return kind
+
+
 def read_input(
     spark: SparkSession, paths: Sequence[str], input_format: InputFormat, fmt: str
 ) -> DataFrame:
     """A Kafka-shaped DataFrame from files; ``auto`` sniffs each path (they must agree)."""
-    if not paths:
-        raise InputError("no input files")
-    kind = _sniff_all(paths) if input_format == "auto" else input_format
-    if kind != "parquet":
-        for path in paths:
-            if Path(path).is_dir():
-                raise InputError(f"is a directory; only {kind!r} files are read", path)
+    kind = input_layout(paths, input_format)
     if kind == "avro":
         return read_avro_messages(spark, paths, fmt)
     if kind == "json":

@@ -188,6 +188,18 @@ def test_bad_master_is_refused_before_spark_starts(
     assert not (work / "feed").exists()
 
 
+@pytest.mark.parametrize("layout", ["auto", "kcat", "values"])
+def test_a_missing_input_is_refused_before_spark_starts(
+    work: Path, layout: str, monkeypatch: pytest.MonkeyPatch, capsys: Any
+) -> None:
+    """README's own ``-i dumps/orders-topic/`` used to start a JVM (21 s of log) first."""
+    missing = work / "dumps" / "orders-topic"
+    args = _decode(CONTRACT, [SAMPLE, missing], work / "feed", "--input-format", layout)
+    err = _refused(args, monkeypatch, capsys)
+    assert err == f"error: {missing}: no such file\n"
+    assert not (work / "feed").exists()
+
+
 @pytest.mark.parametrize(
     "master",
     [
@@ -234,7 +246,7 @@ def test_decode_into_an_existing_empty_directory(
     spark: Any, work: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any
 ) -> None:
     args = _decode(work / "contract.yaml", [work / "in.jsonl"], work / "empty")
-    code, out, err = _cli([*args, "--output-mode", "json"], monkeypatch, capsys)
+    code, out, err = _cli([*args, "--output-format", "json"], monkeypatch, capsys)
     assert code == 0, err
     summary = json.loads(out)
     assert summary["rows"] > 0
@@ -247,7 +259,7 @@ def test_overwrite_replaces_a_non_empty_directory(
     spark: Any, work: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any
 ) -> None:
     args = _decode(work / "contract.yaml", [work / "in.jsonl"], work / "keep", "--overwrite")
-    code, out, err = _cli([*args, "--output-mode", "json"], monkeypatch, capsys)
+    code, out, err = _cli([*args, "--output-format", "json"], monkeypatch, capsys)
     assert code == 0, err
     assert not (work / "keep" / "notes.txt").exists()
     assert _feed_rows(spark, work / "keep") == json.loads(out)["rows"]
