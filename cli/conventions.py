@@ -184,7 +184,7 @@ def metavar(param: Any) -> str:
     capitals."""
     if param.metavar:
         return str(param.metavar)
-    choices = "|".join(_choices(param))
+    choices = "|".join(choices_of(param))
     if choices and len(choices) <= LISTED_CHOICES:
         return f"[{choices}]"
     long = [o for o in param.opts if o.startswith("--")]
@@ -192,7 +192,7 @@ def metavar(param: Any) -> str:
     return name.upper().replace("-", "_")
 
 
-def _choices(param: Any) -> list[str]:
+def choices_of(param: Any) -> list[str]:
     for holder in (getattr(param, "type", None), getattr(param, "type_descriptor", None)):
         found = getattr(holder, "choices", None)
         if found:
@@ -218,7 +218,7 @@ def _option_row(param: Any) -> tuple[str, str]:
     if not _is_flag(param):
         names += " " + metavar(param) + ("..." if param.nargs != 1 else "")
     extra = _default(param)
-    choices = _choices(param)
+    choices = choices_of(param)
     if not param.metavar and len("|".join(choices)) > LISTED_CHOICES:
         extra.insert(0, "one of: " + ", ".join(choices))
     envvar = param.envvar
@@ -350,5 +350,5 @@ def _value_flags(command: Any) -> set[str]:
 def _output_formats(command: Any) -> set[str]:
     for param in command.params:
         if OUTPUT_FORMAT_FLAG in param.opts:
-            return set(_choices(param))
+            return set(choices_of(param))
     return set()
