@@ -12,26 +12,38 @@ UTF-8 byte order mark at the start of a file is skipped.
 Every message carries ``where`` (``file:line``). A damaged message (a malformed, truncated or
 non-UTF-8 line, a kcat record whose payload is not JSON) is an :class:`InputError` naming the
 file and line: given an ``on_error`` callback, the readers hand it the error and carry on with
-the next message; without one they raise it. Memory stays bounded: files are read line by line.
+the next message; without one they raise it. Every JSON document, whatever the layout, is judged
+by :func:`contracts.jsondoc.parse_document`. Memory stays bounded: JSON lines and CSV are read
+line by line, arrays and concatenated documents in chunks (one document at a time).
 """
 
 from __future__ import annotations
 
+import codecs
 import csv
 import io
-import itertools
 import json
 import os
+import re
 import stat
 import sys
-from collections.abc import Callable, Generator, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import IO, Any, Final
 
 import orjson
 
 from contracts.errors import InputError
-from contracts.formats.base import Message, SharedJson
+from contracts.formats.base import Message
+from contracts.jsondoc import (
+    check_depth,
+    check_integers,
+    is_incomplete,
+    json_problem,
+    parse_document,
+    too_deep,
+)
+from contracts.jsondoc import loads_document as loads_document  # re-exported
 
 _KCAT_KEYS = frozenset({"topic", "partition", "offset"})
 
@@ -208,365 +220,353 @@ def iter_json_stream(
     The layout is decided from the stream's head, as the Spark reader decides it: ``[`` first
     is an array; a lone ``{`` first opens pretty-printed documents; otherwise the stream is
     JSON lines when a line in its first 64 KiB is a whole JSON object (the first non-blank line
-    may be indented, a later one must start in column 0), else concatenated documents. In JSON
-    lines a damaged line is one error, and reading goes on with the next line.
+    may be indented, a later one must start in column 0), else concatenated documents. Lines
+    starting with ``%`` (kcat's status lines, when its standard error was captured too) are
+    not messages and are skipped. Arrays and documents are read in chunks, so memory stays
+    bounded by the largest document, not the file. Every document is judged by
+    :func:`contracts.jsondoc.parse_document`; a damaged one is one error, and reading goes on.
     """
     head: list[bytes] = []
     layout = _json_layout(handle, head)
-    lines = itertools.chain(head, handle)
-    if layout == "array":
-        yield from _json_array(lines, name, on_error)
-    elif layout == "lines":
-        yield from _json_lines(lines, name, on_error)
+    data = b"".join(head)
+    if layout == "lines":
+        yield from _json_lines(_lines_of(data, handle), name, on_error)
     else:
-        yield from _json_documents(lines, name, on_error)
+        text = _Text(data, handle)
+        if layout == "array":
+            yield from _json_array(text, name, on_error)
+        else:
+            yield from _json_documents(text, name, on_error)
+
+
+def _is_status_line(line: bytes) -> bool:
+    """kcat's ``% Reached end of topic ...`` lines (no JSON document starts with ``%``)."""
+    return line[:1] == b"%"
 
 
 def _json_layout(handle: IO[bytes], head: list[bytes]) -> str:
-    """``array``, ``lines`` or ``documents``, reading lines into ``head`` until it is known."""
-    size = 0
+    """``array``, ``lines`` or ``documents``, from the stream's first bytes (put in ``head``)."""
+    data = handle.read(HEAD_BYTES + 1)
+    data = data.removeprefix(BOM)
+    head.append(data)
+    ended = len(data) <= HEAD_BYTES
+    lines = data.split(b"\n")
+    if not ended:
+        lines.pop()  # the last line may go on beyond the head
     first = True
-    for raw in handle:
-        if not head:
-            raw = raw.removeprefix(BOM)
-        head.append(raw)
-        size += len(raw)
+    offset = 0
+    for raw in lines:
+        line_end = offset + len(raw.rstrip())
+        offset += len(raw) + 1
         stripped = raw.strip()
-        if stripped:
-            if first:
-                first = False
-                if stripped[:1] == b"[":
-                    return "array"
-                if stripped == b"{":
-                    return "documents"
-                candidate = True
-            else:
-                candidate = raw[:1] == b"{"
-            ends_at = size - (len(raw) - len(raw.rstrip()))
-            if candidate and ends_at <= HEAD_BYTES:
-                try:
-                    doc = orjson.loads(stripped)
-                except orjson.JSONDecodeError:
-                    pass
-                else:
-                    if isinstance(doc, dict):
-                        return "lines"
-        if size >= HEAD_BYTES:
-            break
+        if not stripped or _is_status_line(stripped):
+            continue
+        if first:
+            first = False
+            if stripped[:1] == b"[":
+                return "array"
+            if stripped == b"{":
+                return "documents"
+            candidate = True
+        else:
+            candidate = raw[:1] == b"{"
+        if candidate and line_end <= HEAD_BYTES and _is_object(stripped):
+            return "lines"
     return "documents"
+
+
+def _is_object(line: bytes) -> bool:
+    try:
+        return isinstance(orjson.loads(line), dict)
+    except orjson.JSONDecodeError:
+        return False
+
+
+def _lines_of(head: bytes, handle: IO[bytes]) -> Iterator[bytes]:
+    """The lines of ``head`` and then of ``handle`` (split at ``\n`` only, as files are)."""
+    pieces = head.split(b"\n")
+    last = pieces.pop()
+    for piece in pieces:
+        yield piece + b"\n"
+    if last:
+        rest = handle.readline()
+        yield last + rest
+    yield from handle
 
 
 def _json_lines(lines: Iterable[bytes], name: str, on_error: ErrorSink | None) -> Iterator[Message]:
     """One document per line; a damaged line is reported and skipped."""
     for lineno, raw in enumerate(lines, start=1):
         stripped = raw.strip()
-        if not stripped:
+        if not stripped or _is_status_line(stripped):
             continue
+        where = f"{name}:{lineno}"
         try:
-            value = loads_document(stripped)
-        except orjson.JSONDecodeError as err:
-            _report(on_error, _bad_line(stripped, err, f"{name}:{lineno}"))
+            value = parse_document(stripped, where)
+        except InputError as err:
+            _report(on_error, err)
             continue
-        message = _checked(value, f"{name}:{lineno}", on_error)
+        message = _checked(value, where, on_error)
         if message is not None:
             yield message
 
 
-def _bad_line(line: bytes, err: orjson.JSONDecodeError, where: str) -> InputError:
-    """What is wrong with one line that does not parse: encoding, truncation or syntax."""
-    try:
-        text = line.decode("utf-8")
-    except UnicodeDecodeError:
-        return InputError("input is not UTF-8 text", where)
-    if _is_incomplete(text):
-        return InputError("truncated JSON: the line ends inside a document", where)
-    try:
-        json.loads(text)
-    except json.JSONDecodeError as std:
-        return InputError(f"malformed JSON: {std.msg} (column {std.colno})", where)
-    return InputError(f"malformed JSON: {_json_problem(err)}", where)
+#: How many bytes arrays and concatenated documents are read at a time.
+CHUNK_BYTES: Final = 1 << 20
+
+_SPACE: Final = re.compile(r"[ \t\r\n]*")
+_TOKENS: Final = re.compile(r'"[^"\\\n]*(?:\\.[^"\\\n]*)*"|[\[\]{}]')
+_OPENER_LINE: Final = re.compile(r"\n[{\[]")
 
 
-def _json_array(lines: Iterable[bytes], name: str, on_error: ErrorSink | None) -> Iterator[Message]:
-    data = b"".join(lines)
-    try:
-        items = orjson.loads(data)
-    except orjson.JSONDecodeError:
-        yield from _salvage_array(data, name, on_error)
-        return
-    if not isinstance(items, list):
-        _report(on_error, InputError("expected a JSON array", f"{name}:1"))
-        return
-    for i, item in enumerate(items):
-        message = _checked(item, f"{name}[{i}]", on_error)
-        if message is not None:
-            yield message
+class _Text:
+    """The text of a binary stream, read in chunks: a window ``buf`` that starts at line
+    ``base_line``. Bytes that are not UTF-8 are kept as surrogate escapes, so that the
+    document holding them is refused as such (by the judge) and the rest is read."""
+
+    def __init__(self, head: bytes, handle: IO[bytes]) -> None:
+        self._decoder = codecs.getincrementaldecoder("utf-8")("surrogateescape")
+        self._handle = handle
+        self.buf = self._decoder.decode(head)
+        self.ended = False
+        self.base_line = 1
+
+    def more(self) -> bool:
+        """Read the next chunk (at least as much as is held, so that re-scanning a growing
+        document stays linear); False at the end of the stream."""
+        if self.ended:
+            return False
+        data = self._handle.read(max(CHUNK_BYTES, len(self.buf)))
+        if not data:
+            self.ended = True
+            self.buf += self._decoder.decode(b"", final=True)
+            return False
+        self.buf += self._decoder.decode(data)
+        return True
+
+    def drop(self, upto: int) -> None:
+        """Forget the text before ``upto`` (positions shift down by it)."""
+        self.base_line += self.buf.count("\n", 0, upto)
+        self.buf = self.buf[upto:]
+
+    def line_at(self, pos: int) -> int:
+        return self.base_line + self.buf.count("\n", 0, pos)
+
+    def skip_space(self, pos: int) -> int:
+        """The first position at or after ``pos`` that is not white space (reading more as
+        needed); ``len(buf)`` at the end of the stream."""
+        while True:
+            match = _SPACE.match(self.buf, pos)
+            end = match.end() if match else pos
+            if end < len(self.buf) or not self.more():
+                return end
+
+    def decode_at(self, decoder: json.JSONDecoder, pos: int) -> int | json.JSONDecodeError:
+        """Where the JSON value starting at ``pos`` ends, or the error that stops it once enough
+        text is held to know it is damaged."""
+        while True:
+            try:
+                return decoder.raw_decode(self.buf, pos)[1]
+            except json.JSONDecodeError as err:
+                if not self._cut_short(err, pos) or not self.more():
+                    return err
+            except RecursionError:
+                end = self.bracket_end(pos)
+                if end is not None:
+                    return json.JSONDecodeError("nested too deeply", self.buf, pos)
+                if not self.more():
+                    return json.JSONDecodeError("nested too deeply", self.buf, pos)
+
+    def _cut_short(self, err: json.JSONDecodeError, pos: int) -> bool:
+        """Whether the error may only mean that the held text ends inside the value."""
+        if self.ended:
+            return False
+        if err.pos >= len(self.buf) - 1:
+            return True
+        if err.msg.startswith("Unterminated string") and "\n" not in self.buf[err.pos :]:
+            return True
+        return self.bracket_end(pos) is None and _OPENER_LINE.search(self.buf, err.pos) is None
+
+    def bracket_end(self, pos: int) -> int | None:
+        """The end of the bracketed value at ``pos`` by counting brackets outside strings
+        (None: it does not close within the held text)."""
+        depth = 0
+        for match in _TOKENS.finditer(self.buf, pos):
+            token = match.group()
+            if token in "[{":
+                depth += 1
+            elif token in "]}":
+                depth -= 1
+                if depth <= 0:
+                    return match.end()
+        return None
+
+    def opener_after(self, pos: int) -> int | None:
+        """The start of the first line after ``pos`` that opens an object or array in column 0."""
+        found = _OPENER_LINE.search(self.buf, pos)
+        return found.start() + 1 if found else None
 
 
-def _salvage_array(data: bytes, name: str, on_error: ErrorSink | None) -> Iterator[Message]:
-    """The elements of a damaged array up to the damage, then one error where it is."""
+def _judged(
+    text: _Text, start: int, end: int, where: str, on_error: ErrorSink | None
+) -> Message | None:
     try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as err:
-        line = data[: err.start].count(b"\n") + 1
-        _report(
-            on_error, InputError("input is not UTF-8 text (the array is skipped)", f"{name}:{line}")
-        )
-        return
+        value = parse_document(text.buf[start:end], where)
+    except InputError as err:
+        _report(on_error, err)
+        return None
+    return _checked(value, where, on_error)
+
+
+def _json_documents(text: _Text, name: str, on_error: ErrorSink | None) -> Iterator[Message]:
+    """Concatenated (pretty-printed) documents, and single-line ones between them.
+
+    A damaged document is one error: it is skipped to its closing bracket when its brackets
+    balance, else to the next line that opens a document in column 0 (a document cut short
+    by the start of the next one is reported as truncated there).
+    """
     decoder = json.JSONDecoder()
-    pos = text.index("[") + 1
+    pos = 0
+    while True:
+        if pos > CHUNK_BYTES:
+            text.drop(pos)
+            pos = 0
+        start = text.skip_space(pos)
+        if start >= len(text.buf):
+            return
+        if _is_status_line(text.buf[start : start + 1].encode()):
+            pos = _line_end(text, start)
+            continue
+        start_line = text.line_at(start)
+        found = text.decode_at(decoder, start)
+        if isinstance(found, int):
+            message = _judged(text, start, found, f"{name}:{start_line}", on_error)
+            if message is not None:
+                yield message
+            pos = found
+            continue
+        err, pos = _damaged_document(text, start, found, name)
+        _report(on_error, err)
+
+
+def _line_end(text: _Text, pos: int) -> int:
+    while True:
+        cut = text.buf.find("\n", pos)
+        if cut >= 0:
+            return cut + 1
+        if not text.more():
+            return len(text.buf)
+
+
+def _damaged_document(
+    text: _Text, start: int, err: json.JSONDecodeError, name: str
+) -> tuple[InputError, int]:
+    """The error for a document that does not parse, and where reading resumes."""
+    start_line = text.line_at(start)
+    if err.msg == "nested too deeply":
+        end = text.bracket_end(start)
+        return too_deep(f"{name}:{start_line}"), end if end is not None else len(text.buf)
+    end = text.bracket_end(start) if text.buf[start] in "[{" else None
+    if end is not None:
+        return InputError(f"malformed JSON: {err.msg}", f"{name}:{text.line_at(err.pos)}"), end
+    opener = text.opener_after(start)
+    if opener is not None and opener <= _line_end(text, err.pos):
+        what = (
+            "truncated JSON: the document is cut off before line "
+            f"{text.line_at(opener)}, which opens another"
+        )
+        return InputError(what, f"{name}:{start_line}"), opener
+    resume = opener if opener is not None else len(text.buf)
+    if text.ended and opener is None and is_incomplete(text.buf[start:]):
+        what = "truncated JSON: the document that starts here never ends"
+        return InputError(what, f"{name}:{start_line}"), resume
+    if text.buf[start] not in "[{":
+        resume = _line_end(text, start)
+    return InputError(f"malformed JSON: {err.msg}", f"{name}:{text.line_at(err.pos)}"), resume
+
+
+def _json_array(text: _Text, name: str, on_error: ErrorSink | None) -> Iterator[Message]:
+    """The elements of a top-level array, each judged on its own; a damaged element whose
+    brackets balance is one error and the next is read, else the rest is skipped."""
+    decoder = json.JSONDecoder()
+    pos = text.skip_space(0) + 1  # past "["
     i = 0
     while True:
-        pos = _skip_space(text, pos)
-        if text.startswith("]", pos):
+        if pos > CHUNK_BYTES:
+            text.drop(pos)
+            pos = 0
+        pos = text.skip_space(pos)
+        if text.buf.startswith("]", pos) and i == 0:
             _after_array(text, pos + 1, name, on_error)
             return
-        start = pos
-        try:
-            item, pos = decoder.raw_decode(text, pos)
-        except json.JSONDecodeError as err:
-            if start >= len(text):
-                ended = f"after element {i - 1}" if i else "before its first element"
-                what = f"truncated JSON array: it ends {ended}"
-                line = text.count("\n") + 1
-            elif _is_incomplete(text[start:]):
-                what = f"truncated JSON array: element {i} never ends"
-                line = text.count("\n", 0, start) + 1
-            else:
-                what, line = f"malformed JSON array: {err.msg}", err.lineno
+        if pos >= len(text.buf):
+            ended = f"after element {i - 1}" if i else "before its first element"
             _report(
                 on_error,
-                InputError(
-                    f"{what} (element {i} and the rest of the array are skipped)",
-                    f"{name}:{line}",
-                ),
+                InputError(f"truncated JSON array: it ends {ended}", f"{name}:{text.line_at(pos)}"),
             )
             return
-        message = _checked(item, f"{name}[{i}]", on_error)
-        if message is not None:
-            yield message
+        found = text.decode_at(decoder, pos)
+        if isinstance(found, int):
+            message = _judged(text, pos, found, f"{name}[{i}]", on_error)
+            if message is not None:
+                yield message
+            pos = found
+        else:
+            end = text.bracket_end(pos) if text.buf[pos] in "[{" else None
+            if end is None:
+                _report(on_error, _broken_element(text, pos, found, i, name))
+                return
+            what = (
+                too_deep(f"{name}[{i}]").what
+                if found.msg == "nested too deeply"
+                else f"malformed JSON: {found.msg}"
+            )
+            _report(on_error, InputError(what, f"{name}:{text.line_at(found.pos)} [{i}]"))
+            pos = end
         i += 1
-        pos = _skip_space(text, pos)
-        if text.startswith(",", pos):
+        pos = text.skip_space(pos)
+        if text.buf.startswith(",", pos):
             pos += 1
-        elif text.startswith("]", pos):
+        elif text.buf.startswith("]", pos):
             _after_array(text, pos + 1, name, on_error)
             return
         else:
-            line = text.count("\n", 0, pos) + 1
-            what = "truncated" if pos >= len(text) else "malformed"
+            cut = "truncated" if pos >= len(text.buf) else "malformed"
             _report(
                 on_error,
                 InputError(
-                    f"{what} JSON array: expected ',' or ']' after element {i - 1} (the rest "
+                    f"{cut} JSON array: expected ',' or ']' after element {i - 1} (the rest "
                     "of the array is skipped)",
-                    f"{name}:{line}",
+                    f"{name}:{text.line_at(pos)}",
                 ),
             )
             return
 
 
-def _after_array(text: str, pos: int, name: str, on_error: ErrorSink | None) -> None:
+def _broken_element(
+    text: _Text, pos: int, err: json.JSONDecodeError, i: int, name: str
+) -> InputError:
+    if text.ended and is_incomplete(text.buf[pos:]):
+        what, line = f"truncated JSON array: element {i} never ends", text.line_at(pos)
+    else:
+        what, line = f"malformed JSON array: {err.msg}", text.line_at(err.pos)
+    return InputError(
+        f"{what} (element {i} and the rest of the array are skipped)", f"{name}:{line}"
+    )
+
+
+def _after_array(text: _Text, pos: int, name: str, on_error: ErrorSink | None) -> None:
     """Anything but white space after the array's closing bracket is reported."""
-    pos = _skip_space(text, pos)
-    if pos < len(text):
-        line = text.count("\n", 0, pos) + 1
-        _report(
-            on_error,
-            InputError("malformed JSON: text after the array's closing bracket", f"{name}:{line}"),
-        )
-
-
-def _skip_space(text: str, pos: int) -> int:
-    while pos < len(text) and text[pos] in " \t\r\n":
-        pos += 1
-    return pos
-
-
-def _json_documents(
-    lines: Iterable[bytes], name: str, on_error: ErrorSink | None
-) -> Iterator[Message]:
-    """Concatenated (pretty-printed) documents, and single-line ones between them.
-
-    A damaged document is reported and skipped up to the next line that opens one in column 0.
-    A line opening an object in column 0 while a document is still open ends the open one (it
-    was truncated), unless the open one is not indented and its last line asks for a value
-    (ends in ``[``, ``,`` or ``:``).
-    """
-    decoder = json.JSONDecoder()
-    buffer = ""
-    start_line = 0
-    indented = False  # whether the open document has an indented line (pretty-printed)
-    last = b""  # the open document's last non-blank line
-    skipping = False
-    for lineno, raw in enumerate(lines, start=1):
-        if skipping:
-            if raw[:1] not in (b"{", b"["):
-                continue
-            skipping = False
-        if not buffer:
-            stripped = raw.strip()
-            if not stripped:
-                continue
-            try:
-                value = loads_document(stripped)
-            except orjson.JSONDecodeError:
-                pass
-            else:
-                message = _checked(value, f"{name}:{lineno}", on_error)
-                if message is not None:
-                    yield message
-                continue
-            start_line, indented = lineno, False
-        elif raw[:1] == b"{" and (indented or not last.endswith((b"[", b",", b":"))):
-            where = f"{name}:{start_line}"
-            what = (
-                f"truncated JSON: the document is cut off before line {lineno}, which opens another"
-            )
-            _report(on_error, InputError(what, where))
-            buffer, start_line, indented = "", lineno, False
-        elif raw[:1] in (b" ", b"\t"):
-            indented = True
-        if raw.strip():
-            last = raw.rstrip()
-        try:
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError:
-            what = "input is not UTF-8 text" + (
-                f" (in the document at line {start_line})" if buffer else ""
-            )
-            _report(on_error, InputError(what, f"{name}:{lineno}"))
-            buffer, skipping = "", True
-            continue
-        buffer += text
-        buffer, start_line, damaged = yield from _drain(
-            decoder, buffer, name, start_line, lineno, on_error
-        )
-        if damaged:
-            buffer, skipping = "", True
-    if buffer.strip():
+    pos = text.skip_space(pos)
+    if pos < len(text.buf):
         _report(
             on_error,
             InputError(
-                "truncated JSON: the document that starts here never ends", f"{name}:{start_line}"
+                "malformed JSON: text after the array's closing bracket",
+                f"{name}:{text.line_at(pos)}",
             ),
         )
-
-
-def _drain(
-    decoder: json.JSONDecoder,
-    buffer: str,
-    name: str,
-    start_line: int,
-    lineno: int,
-    on_error: ErrorSink | None,
-) -> Generator[Message, None, tuple[str, int, bool]]:
-    """Yield every complete document at the start of ``buffer``; return the rest, the line it
-    starts on, and whether a damaged document was met (the rest is then dropped)."""
-    while True:
-        text = buffer.lstrip()
-        start_line += buffer[: len(buffer) - len(text)].count("\n")
-        if not text:
-            return ("", lineno + 1, False)
-        if _is_incomplete(text):
-            return (text, start_line, False)
-        try:
-            value, end = decoder.raw_decode(text)
-        except json.JSONDecodeError as err:
-            where = f"{name}:{start_line + err.lineno - 1}"
-            _report(on_error, InputError(f"malformed JSON: {err.msg}", where))
-            return ("", lineno + 1, True)
-        message = _checked(value, f"{name}:{start_line}", on_error)
-        if message is not None:
-            yield message
-        start_line += text[:end].count("\n")
-        buffer = text[end:]
-
-
-def _is_incomplete(text: str) -> bool:
-    """Whether ``text`` could still become valid JSON with more lines (brackets unbalanced)."""
-    depth = 0
-    in_string = False
-    escape = False
-    for ch in text:
-        if in_string:
-            if escape:
-                escape = False
-            elif ch == "\\":
-                escape = True
-            elif ch == '"':
-                in_string = False
-        elif ch == '"':
-            in_string = True
-        elif ch in "{[":
-            depth += 1
-        elif ch in "}]":
-            depth -= 1
-            if depth < 0:
-                return False
-    return depth > 0 or in_string
-
-
-_SCHEMA_HEAD: Final = b'{"schema":'
-_PAYLOAD_SEPARATOR: Final = b',"payload":'
-_SHARED_SCHEMA_LIMIT: Final = 256
-_shared_schemas: dict[bytes, SharedJson] = {}
-
-
-class _LastSchema:
-    """The previous schema message's ``{"schema": <text>,"payload":`` head and its shared
-    schema, swapped as one tuple: consecutive messages usually repeat it, and comparing a
-    prefix is cheaper than finding the payload and hashing the schema text."""
-
-    current: tuple[bytes, SharedJson] | None = None
-
-
-def loads_document(line: bytes) -> Any:
-    """Parse one JSON document; a compact ``{"schema": …, "payload": …}`` message parses only
-    its payload, sharing one parsed schema object among every message with the same schema text.
-
-    Embedded schemas repeat on every message (and are most of its bytes), so this parses each
-    distinct schema once. Anything that does not split cleanly is parsed whole.
-    """
-    if line.endswith(b"}"):
-        last = _LastSchema.current
-        if last is not None and line.startswith(last[0]):
-            try:
-                payload = orjson.loads(line[len(last[0]) : -1])
-            except orjson.JSONDecodeError:
-                return orjson.loads(line)
-            return {"schema": last[1], "payload": payload}
-        if line.startswith(_SCHEMA_HEAD):
-            return _loads_schema_message(line)
-    return orjson.loads(line)
-
-
-def _loads_schema_message(line: bytes) -> Any:
-    cut = line.find(_PAYLOAD_SEPARATOR)
-    if cut > 0:
-        schema_text = line[len(_SCHEMA_HEAD) : cut]
-        schema = _shared_schemas.get(schema_text)
-        try:
-            if schema is None:
-                schema = _share(schema_text)
-            payload = orjson.loads(line[cut + len(_PAYLOAD_SEPARATOR) : -1])
-        except orjson.JSONDecodeError:
-            return orjson.loads(line)
-        if schema is not None:
-            _LastSchema.current = (line[: cut + len(_PAYLOAD_SEPARATOR)], schema)
-            return {"schema": schema, "payload": payload}
-    return orjson.loads(line)
-
-
-def _share(schema_text: bytes) -> SharedJson | None:
-    parsed = orjson.loads(schema_text)
-    if not isinstance(parsed, dict):
-        return None
-    if len(_shared_schemas) >= _SHARED_SCHEMA_LIMIT:
-        _shared_schemas.clear()
-    shared = SharedJson(parsed)
-    _shared_schemas[schema_text] = shared
-    return shared
 
 
 def to_message(value: Any, where: str) -> Message:
@@ -596,17 +596,18 @@ def _parse_embedded(text: Any, where: str, what: str) -> Any:
     if not stripped:
         return None
     if stripped[0] in "{[" or stripped in ("null", "true", "false") or stripped[0] == '"':
+        located = f"{where}: $.{what}"
+        raw = stripped.encode("utf-8", "surrogatepass")
+        check_depth(raw, located)
         try:
-            return orjson.loads(stripped)
+            value = orjson.loads(raw)
         except orjson.JSONDecodeError as err:
             raise InputError(
-                f"kcat {what} is not valid JSON: {_json_problem(err)}", f"{where}: $.{what}"
+                f"kcat {what} is not valid JSON: {json_problem(err)}", located
             ) from None
+        check_integers(raw, located)
+        return value
     return text
-
-
-def _json_problem(err: orjson.JSONDecodeError) -> str:
-    return str(getattr(err, "msg", err)).split(":")[0]
 
 
 # --- CSV ----------------------------------------------------------------------------------------

@@ -1,0 +1,288 @@
+"""The one judge of a JSON document: every input layout (JSON lines, arrays, concatenated
+documents, kcat records) and every command (infer, validate, normalize) accepts or refuses the
+same bytes the same way, because they all parse each document here.
+
+A document is parsed by orjson and refused, as an :class:`~contracts.errors.InputError` naming
+where and what, when it is not strict JSON (malformed, not UTF-8, a lone surrogate, ``NaN`` or
+``Infinity``), when it is nested deeper than :data:`MAX_JSON_DEPTH` levels, or when it holds an
+integer outside the 64-bit range (orjson reads such an integer as an inexact double: the value
+the producer wrote would be changed without a word).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from itertools import accumulate
+from typing import Any, Final
+
+import orjson
+
+from contracts.errors import InputError
+from contracts.formats.base import SharedJson
+
+#: How deeply a document may nest objects and arrays. Deeper documents are refused: every
+#: later step (writing events, Spark's reader, the contracts inferred from them) stays well
+#: inside its own limits, and no real change event comes near it.
+MAX_JSON_DEPTH: Final = 64
+
+#: The integers a JSON number may hold exactly: int64 and uint64 (what orjson reads as ints).
+INT_RANGE: Final = range(-(2**63), 2**64)
+
+_STRINGS: Final = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"')
+_NOT_BRACKETS: Final = bytes(b for b in range(256) if b not in b"[]{}")
+_STEP: Final = [0] * 256
+for _open in b"[{":
+    _STEP[_open] = 1
+for _close in b"]}":
+    _STEP[_close] = -1
+#: An integer literal that may lie outside :data:`INT_RANGE` (20 digits, or 19 and a sign).
+_LONG_INT: Final = re.compile(rb"\d{20}|-\d{19}")
+_NON_FINITE: Final = frozenset({"NaN", "Infinity", "-Infinity"})
+
+
+def nesting_depth(data: bytes) -> int:
+    """How deeply ``data`` nests objects and arrays (brackets inside strings do not count)."""
+    brackets = _STRINGS.sub(b"", data).translate(None, _NOT_BRACKETS)
+    return max(accumulate(map(_STEP.__getitem__, brackets)), default=0)
+
+
+def too_deep(where: str) -> InputError:
+    return InputError(f"the document is nested deeper than {MAX_JSON_DEPTH} levels", where)
+
+
+def check_depth(data: bytes, where: str) -> None:
+    """Refuse ``data`` when it nests deeper than :data:`MAX_JSON_DEPTH` (cheap when it has
+    fewer brackets than that)."""
+    if data.count(b"{") + data.count(b"[") > MAX_JSON_DEPTH and (
+        nesting_depth(data) > MAX_JSON_DEPTH
+    ):
+        raise too_deep(where)
+
+
+class _OutOfRange(ValueError):
+    def __init__(self, text: str) -> None:
+        super().__init__(text)
+        self.text = text
+
+
+def _exact_int(text: str) -> int:
+    value = int(text)
+    if value not in INT_RANGE:
+        raise _OutOfRange(text)
+    return value
+
+
+def check_integers(data: bytes, where: str) -> None:
+    """Refuse an integer outside :data:`INT_RANGE` (only looked for when a long digit run is
+    there, which is rare)."""
+    if _LONG_INT.search(data) is None:
+        return
+    try:
+        json.loads(data, parse_int=_exact_int)
+    except _OutOfRange as err:
+        shown = err.text if len(err.text) <= 40 else err.text[:37] + "..."
+        raise InputError(
+            f"integer {shown} is outside the 64-bit range, so it is not read exactly as a "
+            "number (orjson makes it a double); the producer must write it as a string",
+            where,
+        ) from None
+    except ValueError:  # not parseable by the standard reader either: orjson decided
+        return
+
+
+def parse_document(data: bytes | str, where: str) -> Any:
+    """One JSON document, judged (see the module docstring); ``data`` is its whole text."""
+    raw = data.encode("utf-8", "surrogateescape") if isinstance(data, str) else data
+    # a schema shared with the previous message was checked with it: check the rest alone
+    last = _LastSchema.current
+    fresh = raw[len(last[0]) :] if last is not None and raw.startswith(last[0]) else raw
+    check_depth(fresh, where)
+    try:
+        value = loads_document(raw)
+    except orjson.JSONDecodeError as err:
+        raise malformed(raw, err, where) from None
+    check_integers(fresh, where)
+    return value
+
+
+def malformed(data: bytes, err: orjson.JSONDecodeError, where: str) -> InputError:
+    """What is wrong with a document orjson refused: encoding, truncation, a non-JSON number,
+    a lone surrogate, or a syntax error (with its column when the text is one line)."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return InputError("input is not UTF-8 text", where)
+    if is_incomplete(text):
+        cut = "line ends inside a document" if "\n" not in text else "document never ends"
+        return InputError(f"truncated JSON: the {cut}", where)
+
+    def refuse_constant(name: str) -> Any:
+        raise _NonFinite(name)
+
+    try:
+        json.loads(text, parse_constant=refuse_constant)
+    except _NonFinite as bad:
+        return InputError(f"malformed JSON: {bad} is not a JSON number", where)
+    except json.JSONDecodeError as std:
+        column = f" (column {std.colno})" if std.lineno == 1 else ""
+        return InputError(f"malformed JSON: {std.msg}{column}", where)
+    except RecursionError:
+        return too_deep(where)
+    problem = json_problem(err)
+    if "surrogate" in problem:
+        problem = "a string holds a lone UTF-16 surrogate escape, which is not a character"
+    return InputError(f"malformed JSON: {problem}", where)
+
+
+class _NonFinite(ValueError):
+    pass
+
+
+def json_problem(err: orjson.JSONDecodeError) -> str:
+    """orjson's reason, without its position (the caller locates the error)."""
+    return str(getattr(err, "msg", err)).split(":")[0]
+
+
+def is_incomplete(text: str) -> bool:
+    """Whether ``text`` could still become valid JSON with more text (brackets unbalanced)."""
+    depth = 0
+    in_string = False
+    escape = False
+    for ch in text:
+        if in_string:
+            if escape:
+                escape = False
+            elif ch == "\\":
+                escape = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "{[":
+            depth += 1
+        elif ch in "}]":
+            depth -= 1
+            if depth < 0:
+                return False
+    return depth > 0 or in_string
+
+
+# --- embedded schemas parsed once -------------------------------------------------------------
+
+_SCHEMA_HEAD: Final = b'{"schema":'
+_PAYLOAD_SEPARATOR: Final = b',"payload":'
+_SHARED_SCHEMA_LIMIT: Final = 256
+_shared_schemas: dict[bytes, SharedJson] = {}
+
+
+class _LastSchema:
+    """The previous schema message's ``{"schema": <text>,"payload":`` head and its shared
+    schema, swapped as one tuple: consecutive messages usually repeat it, and comparing a
+    prefix is cheaper than finding the payload and hashing the schema text."""
+
+    current: tuple[bytes, SharedJson] | None = None
+
+
+def loads_document(line: bytes) -> Any:
+    """Parse one JSON document; a compact ``{"schema": …, "payload": …}`` message parses only
+    its payload, sharing one parsed schema object among every message with the same schema text.
+
+    Embedded schemas repeat on every message (and are most of its bytes), so this parses each
+    distinct schema once. Anything that does not split cleanly is parsed whole.
+    """
+    if line.endswith(b"}"):
+        last = _LastSchema.current
+        if last is not None and line.startswith(last[0]):
+            try:
+                payload = orjson.loads(line[len(last[0]) : -1])
+            except orjson.JSONDecodeError:
+                return orjson.loads(line)
+            return {"schema": last[1], "payload": payload}
+        if line.startswith(_SCHEMA_HEAD):
+            return _loads_schema_message(line)
+    return orjson.loads(line)
+
+
+def _loads_schema_message(line: bytes) -> Any:
+    cut = line.find(_PAYLOAD_SEPARATOR)
+    if cut > 0:
+        schema_text = line[len(_SCHEMA_HEAD) : cut]
+        schema = _shared_schemas.get(schema_text)
+        try:
+            if schema is None:
+                schema = _share(schema_text)
+            payload = orjson.loads(line[cut + len(_PAYLOAD_SEPARATOR) : -1])
+        except orjson.JSONDecodeError:
+            return orjson.loads(line)
+        if schema is not None:
+            _LastSchema.current = (line[: cut + len(_PAYLOAD_SEPARATOR)], schema)
+            return {"schema": schema, "payload": payload}
+    return orjson.loads(line)
+
+
+def _share(schema_text: bytes) -> SharedJson | None:
+    parsed = orjson.loads(schema_text)
+    if not isinstance(parsed, dict):
+        return None
+    if len(_shared_schemas) >= _SHARED_SCHEMA_LIMIT:
+        _shared_schemas.clear()
+    shared = SharedJson(parsed)
+    _shared_schemas[schema_text] = shared
+    return shared
+
+
+# --- values parsed elsewhere (an HTTP request body) -------------------------------------------
+
+
+def check_value(value: Any, where: str, path: str = "$", depth: int = 1) -> None:
+    """Apply the document rules to a value parsed by another JSON reader (one that accepts
+    lone surrogates, NaN or huge integers): the first offence raises, located by JSON path."""
+    if depth > MAX_JSON_DEPTH and isinstance(value, dict | list):
+        raise too_deep(f"{where} {path}".strip())
+    if isinstance(value, str):
+        _check_text(value, where, path)
+    elif isinstance(value, bool) or value is None:
+        return
+    elif isinstance(value, int):
+        if value not in INT_RANGE:
+            raise InputError(
+                "integer outside the 64-bit range, which JSON readers do not hold exactly",
+                f"{where} {path}".strip(),
+            )
+    elif isinstance(value, float):
+        if value != value or value in (float("inf"), float("-inf")):
+            raise InputError("NaN and Infinity are not JSON numbers", f"{where} {path}".strip())
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            _check_text(str(key), where, f"{path}.{key}")
+            check_value(item, where, f"{path}.{key}", depth + 1)
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            check_value(item, where, f"{path}[{i}]", depth + 1)
+
+
+def _check_text(text: str, where: str, path: str) -> None:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise InputError(
+            "a string holds a lone UTF-16 surrogate, which is not a character",
+            f"{where} {path}".strip(),
+        ) from None
+
+
+__all__ = [
+    "INT_RANGE",
+    "MAX_JSON_DEPTH",
+    "check_depth",
+    "check_integers",
+    "check_value",
+    "is_incomplete",
+    "json_problem",
+    "loads_document",
+    "malformed",
+    "nesting_depth",
+    "parse_document",
+    "too_deep",
+]
