@@ -90,7 +90,10 @@ def formats_reading(kind: str | None = None) -> list[Format]:
 def detect_format(
     raw: Iterable[Message], kind: str | None = None, *, where: str = "input"
 ) -> Format:
-    """The unique format whose ``detect`` accepts every leading message it assembles.
+    """The unique format whose ``detect`` accepts every leading message it assembles; when
+    none accepts them all, the unique format accepting the most of them, if that is at least
+    half (a damaged message among the first ones must not hide the format of the others:
+    it is reported where it is read).
 
     ``raw`` holds input documents as read (before a format pairs or splits them); ``kind``
     limits the candidates to formats reading that input kind. Raises :class:`DetectionError`
@@ -101,9 +104,15 @@ def detect_format(
         raise DetectionError("no messages to detect a format from", where)
     where = sample[0].where if where == "input" else where
     formats = formats_reading(kind)
-    matching = [f for f in formats if _accepts(f, sample)]
+    shares = {f.name: _share_accepted(f, sample) for f in formats}
+    matching = [f for f in formats if shares[f.name] == 1.0]
     if len(matching) == 1:
         return matching[0]
+    if not matching:
+        best = max(shares.values(), default=0.0)
+        leaders = [f for f in formats if shares[f.name] == best]
+        if best >= 0.5 and len(leaders) == 1:
+            return leaders[0]
     names = ", ".join(f.name for f in (matching or formats))
     if not matching:
         what = f"known {kind} formats" if kind else "known formats"
@@ -113,17 +122,21 @@ def detect_format(
     raise DetectionError(f"the input is ambiguous between {names}; pass --format NAME", where)
 
 
-def _accepts(fmt: Format, sample: list[Message]) -> bool:
-    """Whether ``fmt`` accepts the sample, judged on the messages it assembles before any
-    error (a truncated tail must not hide the format of the good messages before it)."""
+def _share_accepted(fmt: Format, sample: list[Message]) -> float:
+    """The share of the sample's messages, as ``fmt`` assembles them, that it accepts (0 when
+    it assembles none; an assembling error counts as a message it does not accept)."""
     assembled: list[Message] = []
+    failures: list[Exception] = []
     try:
-        for message in itertools.islice(fmt.assemble(iter(sample)), DETECT_SAMPLE):
+        for message in itertools.islice(fmt.assemble(iter(sample), failures.append), DETECT_SAMPLE):
             if message.value is not None:
                 assembled.append(message)
     except Exception:
         pass
-    return bool(assembled) and all(_safe_detect(fmt, m) for m in assembled)
+    if not assembled:
+        return 0.0
+    accepted = sum(1 for m in assembled if _safe_detect(fmt, m))
+    return accepted / (len(assembled) + len(failures))
 
 
 def _safe_detect(fmt: Format, message: Message) -> bool:

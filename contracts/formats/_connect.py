@@ -989,6 +989,12 @@ def table_from_source(source: Any, where: str) -> TableId:
             f"{where} $.payload.source",
         )
     parts = (source.get("db"), source.get("schema"), source.get("table"))
+    for name, part in zip(("db", "schema", "table"), parts, strict=True):
+        if part is not None and not isinstance(part, str):
+            raise DecodeError(
+                f"expected a string or null, got {json_kind(part)}",
+                f"{where} $.payload.source.{name}",
+            )
     found = _TABLES.get(parts)
     if found is None:
         found = TableId(str_or_none(parts[0]), str_or_none(parts[1]), str_or_none(parts[2]))

@@ -15,7 +15,7 @@ from typing import Any, ClassVar
 
 from contracts.errors import InputError
 from contracts.formats._connect import checked, is_arcion_envelope, is_envelope_schema, raw_field
-from contracts.formats.base import EmbeddedSchema, Message
+from contracts.formats.base import EmbeddedSchema, InputErrorSink, Message
 from contracts.formats.debezium_json import DebeziumJson
 
 
@@ -58,8 +58,11 @@ class ArcionJson(DebeziumJson):
             and is_arcion_envelope(schema, payload)
         )
 
-    def assemble(self, messages: Iterable[Message]) -> Iterator[Message]:
-        """Pair each key document with the value document (or ``null`` tombstone) after it."""
+    def assemble(
+        self, messages: Iterable[Message], on_error: InputErrorSink | None = None
+    ) -> Iterator[Message]:
+        """Pair each key document with the value document (or ``null`` tombstone) after it; a
+        key document without one is an error, and pairing goes on with the next document."""
         pending: Message | None = None
         for message in messages:
             if message.has_key:
@@ -67,10 +70,8 @@ class ArcionJson(DebeziumJson):
                 continue
             if is_key_document(message.value):
                 if pending is not None:
-                    raise InputError(
-                        "a key document is followed by another key document, not by its value",
-                        pending.where,
-                    )
+                    what = "a key document is followed by another key document, not by its value"
+                    _refuse(InputError(what, pending.where), on_error)
                 pending = message
                 continue
             if pending is None:
@@ -85,4 +86,11 @@ class ArcionJson(DebeziumJson):
             )
             pending = None
         if pending is not None:
-            raise InputError("the last key document has no value document after it", pending.where)
+            what = "the last key document has no value document after it"
+            _refuse(InputError(what, pending.where), on_error)
+
+
+def _refuse(err: InputError, on_error: InputErrorSink | None) -> None:
+    if on_error is None:
+        raise err
+    on_error(err)

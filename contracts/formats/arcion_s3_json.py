@@ -110,7 +110,8 @@ def parse_change(message: Message) -> ArcionS3Change:
     where = message.where
     doc = require_dict(message.value, where, "$", "an Arcion S3 JSON document")
     table = parse_table_name(doc.get("tableName"), where)
-    op = OP_TYPES.get(doc.get("opType"))  # type: ignore[arg-type]
+    op_type = doc.get("opType")
+    op = OP_TYPES.get(op_type) if isinstance(op_type, str) else None
     if op is None:
         raise InputError(
             f"unknown opType {doc.get('opType')!r} (expected I, U or D)", f"{where} $.opType"

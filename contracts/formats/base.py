@@ -26,6 +26,8 @@ from contracts.schema import ConnectSchema, parse_connect
 from contracts.values import ValueDecoder, compile_decoder
 
 EmbeddedSchema = Literal["yes", "optional", "no", "referenced"]
+#: Told of each input error found while assembling, after which assembling goes on.
+InputErrorSink = Callable[[InputError], None]
 InputKind = Literal["json", "csv", "avro"]
 
 
@@ -108,8 +110,13 @@ class Format(abc.ABC):
     embedded_schema: ClassVar[EmbeddedSchema]
     input_kind: ClassVar[InputKind] = "json"
 
-    def assemble(self, messages: Iterable[Message]) -> Iterator[Message]:
-        """Turn raw input documents into messages (e.g. pair separate key and value documents)."""
+    def assemble(
+        self, messages: Iterable[Message], on_error: InputErrorSink | None = None
+    ) -> Iterator[Message]:
+        """Turn raw input documents into messages (e.g. pair separate key and value documents).
+
+        A document that cannot be assembled (a key document with no value after it) is handed
+        to ``on_error`` and the next one is read; without ``on_error`` it raises."""
         return iter(messages)
 
     @abc.abstractmethod

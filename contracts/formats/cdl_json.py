@@ -26,7 +26,7 @@ from contracts.formats._connect import (
     str_or_none,
 )
 from contracts.formats.base import Message
-from contracts.schema import ConnectSchema, primitive, struct
+from contracts.schema import ConnectSchema, json_kind, primitive, struct
 
 TIMESTAMP_NAME: Final = "org.apache.kafka.connect.data.Timestamp"
 
@@ -142,17 +142,25 @@ class CdlJson(ConnectEnvelopeFormat):
             table=table,
             ts_ms=None,
             source_ts_ms=checked_int(payload.get("TIMESTAMP"), where, "$.payload.TIMESTAMP"),
-            position=self._position(payload.get("transaction")),
+            position=self._position(payload.get("transaction"), where),
         )
 
     @staticmethod
-    def _position(transaction: Any) -> dict[str, Any]:
+    def _position(transaction: Any, where: str) -> dict[str, Any]:
         """``transaction.properties`` ([{name, value}, ...]) as ``{lsn: ..., txId: ...}``."""
         if not isinstance(transaction, dict):
             return {}
+        properties = transaction.get("properties")
+        if properties is None:
+            properties = []
+        if not isinstance(properties, list):
+            raise DecodeError(
+                f"expected an array of {{name, value}} objects, got {json_kind(properties)}",
+                f"{where} $.payload.transaction.properties",
+            )
         pairs = {
             p["name"]: p.get("value")
-            for p in transaction.get("properties") or ()
+            for p in properties
             if isinstance(p, dict) and isinstance(p.get("name"), str)
         }
         return pick_position(pairs, pairs)

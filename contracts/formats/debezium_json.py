@@ -124,7 +124,8 @@ class DebeziumJson(ConnectEnvelopeFormat):
         return debezium_facts(payload, where)
 
     def control_of(self, payload: Mapping[str, Any], plan: Plan) -> ControlRecord | None:
-        if payload.get("op") in ROW_OPS:
+        op = payload.get("op")
+        if isinstance(op, str) and op in ROW_OPS:
             return None
         named = plan.envelope.name if plan.envelope is not None else None
         if named is not None and named.endswith(".Heartbeat"):

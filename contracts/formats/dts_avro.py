@@ -44,6 +44,7 @@ from contracts.formats.base import (
     Format,
     Inference,
     InferOptions,
+    InputErrorSink,
     Message,
     SchemaVersionSeen,
     Violation,
@@ -788,7 +789,9 @@ class DtsAvro(Format):
     embedded_schema = "no"
     input_kind = "avro"
 
-    def assemble(self, messages: Iterable[Message]) -> Iterator[Message]:
+    def assemble(
+        self, messages: Iterable[Message], on_error: InputErrorSink | None = None
+    ) -> Iterator[Message]:
         """Split raw file bytes into one message per record; decoded records pass through."""
         for message in messages:
             if isinstance(message.value, bytes | bytearray):

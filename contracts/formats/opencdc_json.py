@@ -131,7 +131,8 @@ def parse_record(message: Message) -> OpenCdcRecord:
     """Parse one record; raises InputError (with the JSON path) when it is malformed."""
     where = message.where
     doc = require_dict(message.value, where, "$", "an OpenCDC record")
-    op = OPERATIONS.get(doc.get("operation"))  # type: ignore[arg-type]
+    operation = doc.get("operation")
+    op = OPERATIONS.get(operation) if isinstance(operation, str) else None
     if op is None:
         raise InputError(
             f"unknown operation {doc.get('operation')!r} (expected {', '.join(OPERATIONS)})",
