@@ -42,6 +42,13 @@ Files = Annotated[
 OutputFormat = Annotated[
     OutputMode, typer.Option("--output-format", help="what is written: text or json")
 ]
+AllowEmpty = Annotated[
+    bool,
+    typer.Option(
+        "--allow-empty",
+        help="accept an input with no messages (exit 0) instead of refusing it (exit 2)",
+    ),
+]
 MaxErrors = Annotated[
     Optional[int],  # noqa: UP045 - typer needs Optional here
     typer.Option(
@@ -117,7 +124,7 @@ def infer(
     from contracts.contract import dump_contract, validate_name
     from contracts.errors import ContractFileError, InputError
     from contracts.formats.base import InferOptions
-    from contracts.pipeline import open_stream
+    from contracts.pipeline import infer_stream, open_stream
 
     if name is not None:
         try:
@@ -127,8 +134,9 @@ def infer(
     guard_output_file(output, files, "--output")
     stream = open_stream(files, format, wrap=_progress)
     report = _new_report()
-    result = stream.format.infer(
-        stream.messages(report), InferOptions(name=name, infer_types=infer_types, topic=topic)
+    report.on_problem = lambda problem: _err(f"error: {problem.one_line()}")
+    result = infer_stream(
+        stream, InferOptions(name=name, infer_types=infer_types, topic=topic), report=report
     )
     named_after = None
     if name is None and result.contract.name == stream.format.name:
@@ -141,12 +149,18 @@ def infer(
     elif is_stdout(output):
         write_output(text, None)
     _report_inference(stream.format.name, result, output, named_after)
-    if report.unusable:
+    if report.unusable or report.bad_messages:
+        left_out = [_unusable_note(report), _bad_note(report)]
         _err(
-            f"{_unusable_note(report)}: the contract is inferred from the other "
+            f"{'; '.join(n for n in left_out if n)}: the contract is inferred from the other "
             f"{plural(result.messages, 'message')}"
         )
     raise typer.Exit(report.exit_code)
+
+
+def _bad_note(report: Report) -> str:
+    count = report.bad_messages
+    return f"{plural(count, 'bad message')} (errors above)" if count else ""
 
 
 #: Input file extensions left out of a contract name taken from a file name.
@@ -242,14 +256,15 @@ def validate(
     files: Files,
     max_errors: MaxErrors = None,
     output_format: OutputFormat = OutputMode.text,
+    allow_empty: AllowEmpty = False,
 ) -> None:
     """Check messages against a contract: one line per violation; exit 1 if any, 2 if an input
-    (a file, or a damaged message in one) was unusable."""
+    (a file, or a damaged message in one) was unusable or held no messages."""
     from contracts.contract import load_contract
     from contracts.pipeline import error_json, open_stream, validate_stream
 
     loaded = load_contract(contract)
-    stream = open_stream(files, loaded.format, wrap=_progress)
+    stream = open_stream(files, loaded.format, wrap=_progress, empty_hint=_empty_hint(allow_empty))
     report = _new_report()
     for violation in validate_stream(stream, loaded, report=report, max_errors=max_errors):
         if output_format is OutputMode.text:
@@ -307,6 +322,7 @@ def normalize(
         ),
     ] = None,
     max_errors: MaxErrors = None,
+    allow_empty: AllowEmpty = False,
 ) -> None:
     """Write one canonical change event per line; control records are counted on stderr.
 
@@ -320,7 +336,12 @@ def normalize(
     loaded = load_contract(contract) if contract is not None else None
     if loaded is not None and format not in (None, "auto", loaded.format):
         raise InputError(f"--format {format} contradicts the contract's format {loaded.format}")
-    stream = open_stream(files, loaded.format if loaded else format, wrap=_progress)
+    stream = open_stream(
+        files,
+        loaded.format if loaded else format,
+        wrap=_progress,
+        empty_hint=_empty_hint(allow_empty),
+    )
     report = _new_report()
     if output is not None and not is_stdout(output):
         with open_output(output) as sink:
@@ -335,17 +356,18 @@ def normalize(
 def _write_events(
     stream: Stream, contract: Any, report: Report, max_errors: int | None, sink: IO[bytes]
 ) -> None:
-    from contracts.pipeline import event_line, normalize_stream
+    from contracts.pipeline import normalize_lines
 
-    reported = 0
+    report.on_problem = lambda problem: _err(f"error: {problem.one_line()}")
     write = sink.write
-    for event in normalize_stream(stream, contract, report=report, max_errors=max_errors):
-        write(event_line(event))
-        while reported < len(report.problems):
-            _err(f"error: {report.problems[reported].one_line()}")
-            reported += 1
-    for problem in report.problems[reported:]:
-        _err(f"error: {problem.one_line()}")
+    for line in normalize_lines(stream, contract, report=report, max_errors=max_errors):
+        write(line)
+
+
+def _empty_hint(allow_empty: bool) -> str | None:
+    from contracts.pipeline import ALLOW_EMPTY_HINT
+
+    return None if allow_empty else ALLOW_EMPTY_HINT
 
 
 def _report_normalize(report: Report) -> None:

@@ -249,24 +249,24 @@ def contract_from_schema(
     opts = dict(options or {})
     if row.name and "row_name" not in opts:
         opts["row_name"] = row.name
-    return Contract.model_validate(
-        {
-            "name": name,
-            "format": format,
-            "topic": topic,
-            "description": description,
-            "owner": owner,
-            "table": {
-                "database": table.database,
-                "schema": table.schema,
-                "name": table.name or name,
-            },
-            "key": list(key),
-            "compatibility": compatibility,
-            "options": opts,
-            "columns": [_ordered_column(f.to_json()) for f in row.fields or ()],
-        }
-    )
+    data = {
+        "name": name,
+        "format": format,
+        "topic": topic,
+        "description": description,
+        "owner": owner,
+        "table": {"database": table.database, "schema": table.schema, "name": table.name or name},
+        "key": list(key),
+        "compatibility": compatibility,
+        "options": opts,
+        "columns": [_ordered_column(f.to_json()) for f in row.fields or ()],
+    }
+    try:
+        return Contract.model_validate(data)
+    except ValidationError as err:  # e.g. a column name no contract may have
+        first = err.errors()[0]
+        what = str(first["msg"]).removeprefix("Value error, ")
+        raise SchemaError(f"the samples make no valid contract: {what}", "input") from None
 
 
 def check_column(schema: ConnectSchema, path: str) -> None:
@@ -323,6 +323,30 @@ def load_contract(path: str | Path) -> Contract:
     return parse_contract(text, str(p))
 
 
+#: How deeply a contract file may nest mappings and lists. A contract inferred from the deepest
+#: message the readers accept (contracts.jsondoc.MAX_JSON_DEPTH) stays well inside it, and the
+#: YAML reader, the model and every rendering stay well inside Python's recursion limit.
+MAX_YAML_DEPTH: Final = 200
+
+
+class _DepthLimitedLoader(yaml.SafeLoader):
+    """The safe loader, refusing a document nested deeper than :data:`MAX_YAML_DEPTH`."""
+
+    _depth = 0
+
+    def compose_node(self, parent: yaml.Node | None, index: Any) -> yaml.Node | None:
+        self._depth += 1
+        try:
+            if self._depth > MAX_YAML_DEPTH:
+                mark = self.peek_event().start_mark
+                raise yaml.MarkedYAMLError(
+                    problem=f"nested deeper than {MAX_YAML_DEPTH} levels", problem_mark=mark
+                )
+            return super().compose_node(parent, index)  # type: ignore[no-any-return]
+        finally:
+            self._depth -= 1
+
+
 def parse_contract(text: str, source: str = "<contract>") -> Contract:
     """Validate a contract from YAML (or JSON) text; ``source`` names it in errors."""
     contract, node = parse_yaml_model(text, source, Contract)
@@ -348,9 +372,9 @@ def parse_yaml_model(
     that does not exist. Returns the model and the composed node tree (for later lines).
     """
     try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
+        node = yaml.compose(text, Loader=_DepthLimitedLoader)
         _check_nodes(node, source, set(), error, kind)  # before building: aliases multiply work
-        data = yaml.safe_load(text)
+        data = yaml.load(text, Loader=_DepthLimitedLoader)
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
         line = f":{mark.line + 1}" if mark is not None else ""

@@ -16,6 +16,11 @@ Typical use::
     for event in normalize_stream(stream, contract=None, report=report):
         ...
     sys.exit(report.exit_code)
+
+One judgement: :func:`judge` decides whether a message is usable (the format normalizes it and
+its events serialize), and ``normalize``, ``validate`` and ``infer`` all ask it, so they accept
+and refuse the same messages (``validate`` adds the contract's own checks). An input with no
+messages at all is unusable (``no messages in FILE``) unless the run allows empty inputs.
 """
 
 from __future__ import annotations
@@ -32,10 +37,10 @@ from typing import Any, Final
 import orjson
 
 from contracts.contract import Contract
-from contracts.errors import ContractsError, DetectionError, InputError
-from contracts.events import ChangeEvent, ControlRecord
-from contracts.formats import detect_format, get_format
-from contracts.formats.base import Format, Message, Violation
+from contracts.errors import ContractsError, DetectionError, InputError, reason_of
+from contracts.events import ChangeEvent, ControlRecord, Normalized
+from contracts.formats import detect_format, formats_reading, get_format
+from contracts.formats.base import Format, Inference, InferOptions, Message, Violation
 from contracts.io import STDIN, ErrorSink, input_name, is_stdin, read_messages, sniff_kind
 
 MessageWrapper = Callable[[Iterator[Message]], Iterator[Message]]
@@ -66,6 +71,7 @@ class Report:
     on_unusable: Callable[[ContractsError], None] | None = field(
         default=None, repr=False, compare=False
     )
+    on_problem: Callable[[Violation], None] | None = field(default=None, repr=False, compare=False)
 
     @property
     def exit_code(self) -> int:
@@ -90,6 +96,8 @@ class Report:
     def add_problem(self, violation: Violation) -> None:
         """Record a violation; raises :class:`ErrorLimitReached` at ``max_errors``."""
         self.problems.append(violation)
+        if self.on_problem is not None:
+            self.on_problem(violation)
         self._check_limit()
 
     def _check_limit(self) -> None:
@@ -153,20 +161,40 @@ class Stream:
     format: Format
     sources: list[Source]
     wrap: MessageWrapper | None = None
+    #: the name of each source (a file), for ``no messages in FILE``; empty: not checked
+    names: list[str] = field(default_factory=list)
+    #: the hint appended to ``no messages in FILE`` (None: an empty input is accepted)
+    empty_hint: str | None = ""
 
     def messages(self, report: Report | None = None) -> Iterator[Message]:
         stream = self._assembled(report)
         return self.wrap(stream) if self.wrap is not None else stream
 
     def _assembled(self, report: Report | None) -> Iterator[Message]:
-        on_error = report.add_unusable if report is not None else None
-        for source in self.sources:
+        for i, source in enumerate(self.sources):
+            seen = 0
+
+            def on_error(err: InputError) -> None:
+                nonlocal seen
+                seen += 1
+                if report is None:
+                    raise err
+                report.add_unusable(err)
+
             try:
-                yield from self.format.assemble(source(on_error))
+                for message in self.format.assemble(source(on_error), on_error):
+                    seen += 1
+                    yield message
             except InputError as err:
+                seen += 1
                 if report is None:
                     raise
                 report.add_unusable(err)
+            if not seen and i < len(self.names) and self.empty_hint is not None:
+                empty = InputError(f"no messages in {self.names[i]}{self.empty_hint}")
+                if report is None:
+                    raise empty
+                report.add_unusable(empty)
 
     @classmethod
     def from_messages(cls, fmt: Format, raw: Iterable[Message]) -> Stream:
@@ -193,14 +221,22 @@ def input_kind(paths: Sequence[str | Path]) -> str:
     return distinct[0]
 
 
+#: Appended to ``no messages in FILE`` by the commands that have ``--allow-empty``.
+ALLOW_EMPTY_HINT: Final = " (pass --allow-empty to accept an empty input)"
+
+
 def open_stream(
     paths: Sequence[str | Path],
     format_name: str | None = None,
     *,
     wrap: MessageWrapper | None = None,
+    empty_hint: str | None = "",
 ) -> Stream:
     """A stream over input files (``-`` is standard input); ``format_name`` None or ``auto``
-    detects the format from the first file's leading messages."""
+    detects the format from the first file's leading messages.
+
+    A file with no messages (nor damaged ones) is unusable input, ``no messages in FILE``
+    followed by ``empty_hint``; ``empty_hint`` None accepts empty files."""
     if not paths:
         raise InputError("no input files")
     if sum(1 for p in paths if is_stdin(p)) > 1:
@@ -208,36 +244,112 @@ def open_stream(
     if format_name and format_name != "auto":
         fmt = get_format(format_name)
     else:
-        fmt = _detect(paths, input_kind(paths))
+        fmt = _detect(paths, input_kind(paths), empty_hint)
     sources: list[Source] = [_file_source(p, fmt.input_kind) for p in paths]
-    return Stream(fmt, sources, wrap)
+    return Stream(fmt, sources, wrap, [input_name(p) for p in paths], empty_hint)
 
 
-def _detect(paths: Sequence[str | Path], kind: str) -> Format:
-    """The format of the first file's leading messages; damaged ones are left out (they are
-    reported when the stream is read), unless nothing else is there to look at."""
-    damaged: list[InputError] = []
-    try:
-        return detect_format(
-            read_messages([paths[0]], kind, damaged.append), kind, where=input_name(paths[0])
-        )
-    except DetectionError:
-        if damaged:
-            raise damaged[0] from None
-        raise
+def _detect(paths: Sequence[str | Path], kind: str, empty_hint: str | None) -> Format:
+    """The format of the first file with messages, from its leading ones; damaged ones are
+    left out (they are reported when the stream is read), unless nothing else is there to
+    look at. Empty files are skipped when empty inputs are accepted (and when all are, any
+    format of their kind reads them)."""
+    for path in paths:
+        damaged: list[InputError] = []
+        try:
+            return detect_format(
+                read_messages([path], kind, damaged.append), kind, where=input_name(path)
+            )
+        except DetectionError as err:
+            if damaged:
+                raise damaged[0] from None
+            if err.what != NO_MESSAGES:
+                raise
+            if empty_hint is not None:
+                raise InputError(f"no messages in {input_name(path)}{empty_hint}") from None
+    return formats_reading(kind)[0]
+
+
+#: What :func:`contracts.formats.detect_format` says of an input without messages.
+NO_MESSAGES: Final = "no messages to detect a format from"
 
 
 def _file_source(path: str | Path, kind: str) -> Source:
     return lambda on_error: read_messages([path], kind, on_error)
 
 
-# --- validate and normalize -------------------------------------------------------------------
+# --- the judgement of one message, shared by normalize, validate and infer ---------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Judgement:
+    """What one message makes: its events and control records and the events as JSON lines,
+    or the violation that refuses it."""
+
+    items: list[Normalized]
+    lines: list[bytes]
+    refused: Violation | None = None
+
+
+def judge(fmt: Format, message: Message, contract: Contract | None = None) -> Judgement:
+    """Whether ``message`` is usable, and what it makes: the format normalizes it (typed by
+    ``contract`` when given) and every event serializes as a JSON line.
+
+    A message that fails is refused with a violation. An unexpected exception (a bug) refuses
+    the message too, saying so, and the run goes on with the next one.
+    """
+    try:
+        items = fmt.normalize(message, contract)
+        lines = [event_line(item) for item in items if type(item) is ChangeEvent]
+    except ContractsError as err:
+        return Judgement([], [], _violation_of(err, message))
+    except Exception as err:
+        return Judgement([], [], _bug(err, message))
+    return Judgement(items, lines)
+
+
+def _bug(err: Exception, message: Message) -> Violation:
+    return Violation(
+        message.where,
+        "$",
+        "undecodable",
+        f"cannot be read: an internal error ({reason_of(err)}); this is a bug in "
+        "cdc-contracts, please report it",
+    )
+
+
+def _judged(
+    stream: Stream, contract: Contract | None, report: Report, max_errors: int | None
+) -> Iterator[Judgement]:
+    """Every message's judgement, counted in ``report`` (refused ones recorded there)."""
+    fmt = stream.format
+    report.max_errors = max_errors
+    try:
+        for message in stream.messages(report):
+            report.messages += 1
+            verdict = judge(fmt, message, contract)
+            if verdict.refused is not None:
+                report.bad_messages += 1
+                report.add_problem(verdict.refused)
+                continue
+            for item in verdict.items:
+                if type(item) is ControlRecord:
+                    report.controls[item.kind] += 1
+            report.events += len(verdict.lines)
+            yield verdict
+    except ErrorLimitReached:
+        return
+
+
+# --- validate, normalize and infer ------------------------------------------------------------
 
 
 def validate_stream(
     stream: Stream, contract: Contract, *, report: Report, max_errors: int | None = None
 ) -> Iterator[Violation]:
-    """Every violation of ``contract`` in the stream, in order (bad messages included).
+    """Every violation of ``contract`` in the stream, in order (bad messages included): the
+    contract's checks, and for a message that passes them, :func:`judge` with the contract
+    (what ``normalize --contract`` would refuse is a violation here too).
 
     ``max_errors`` stops the run once that many problems (violations and unusable inputs) are
     recorded, mid-message if need be; ``report.stopped_early`` then says so.
@@ -247,10 +359,10 @@ def validate_stream(
     try:
         for message in stream.messages(report):
             report.messages += 1
-            try:
-                found = fmt.validate(message, contract)
-            except ContractsError as err:
-                found = [_violation_of(err, message)]
+            found = _violations(fmt, message, contract)
+            if not found:
+                refused = judge(fmt, message, contract).refused
+                found = [refused] if refused is not None else []
             if found:
                 report.bad_messages += 1
                 for violation in found:
@@ -258,6 +370,15 @@ def validate_stream(
                     report.add_problem(violation)
     except ErrorLimitReached:
         return
+
+
+def _violations(fmt: Format, message: Message, contract: Contract) -> list[Violation]:
+    try:
+        return fmt.validate(message, contract)
+    except ContractsError as err:
+        return [_violation_of(err, message)]
+    except Exception as err:
+        return [_bug(err, message)]
 
 
 def normalize_stream(
@@ -269,25 +390,40 @@ def normalize_stream(
 ) -> Iterator[ChangeEvent]:
     """Canonical change events; control records are counted, bad messages recorded and skipped
     (``max_errors`` as for :func:`validate_stream`)."""
+    for verdict in _judged(stream, contract, report, max_errors):
+        for item in verdict.items:
+            if type(item) is ChangeEvent:
+                yield item
+
+
+def normalize_lines(
+    stream: Stream,
+    contract: Contract | None = None,
+    *,
+    report: Report,
+    max_errors: int | None = None,
+) -> Iterator[bytes]:
+    """:func:`normalize_stream`'s events as JSON lines (serialized once, by the judgement)."""
+    for verdict in _judged(stream, contract, report, max_errors):
+        yield from verdict.lines
+
+
+def infer_stream(stream: Stream, options: InferOptions, *, report: Report) -> Inference:
+    """A contract from the stream's messages that :func:`judge` accepts (without a contract);
+    the others are recorded in ``report`` as bad messages, and left out."""
+    return stream.format.infer(_accepted(stream, report), options)
+
+
+def _accepted(stream: Stream, report: Report) -> Iterator[Message]:
     fmt = stream.format
-    report.max_errors = max_errors
-    try:
-        for message in stream.messages(report):
-            report.messages += 1
-            try:
-                normalized = fmt.normalize(message, contract)
-            except ContractsError as err:
-                report.bad_messages += 1
-                report.add_problem(_violation_of(err, message))
-                continue
-            for item in normalized:
-                if isinstance(item, ControlRecord):
-                    report.controls[item.kind] += 1
-                else:
-                    report.events += 1
-                    yield item
-    except ErrorLimitReached:
-        return
+    for message in stream.messages(report):
+        report.messages += 1
+        refused = judge(fmt, message).refused
+        if refused is not None:
+            report.bad_messages += 1
+            report.add_problem(refused)
+            continue
+        yield message
 
 
 def _violation_of(err: ContractsError, message: Message) -> Violation:

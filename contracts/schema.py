@@ -354,8 +354,9 @@ def _fields(obj: Mapping[str, Any], type_: str, path: str) -> tuple[ConnectSchem
     for i, item in enumerate(raw):
         child_path = f"{path}.fields[{i}]"
         child = parse_connect(item, child_path)
-        if child.field is None:
-            raise SchemaError("a struct field needs 'field' (its name)", child_path)
+        if not child.field:
+            # Connect's SchemaBuilder refuses an empty field name too
+            raise SchemaError("a struct field needs 'field' (a name, not empty)", child_path)
         if child.field in seen:
             raise SchemaError(f"duplicate field name {child.field!r}", f"{child_path}.field")
         seen.add(child.field)

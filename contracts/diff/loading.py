@@ -22,7 +22,7 @@ from typing import Any, Final
 import yaml
 from pydantic import ValidationError
 
-from contracts.contract import Contract, parse_contract, remember_source
+from contracts.contract import MAX_YAML_DEPTH, Contract, parse_contract, remember_source
 from contracts.contract import check_format as contract_check_format
 from contracts.diff.model import Finding
 
@@ -65,7 +65,9 @@ class _Unusual(Exception):
     """The fast path does not build this node; the reference loader decides."""
 
 
-def _build(loader: Any, node: yaml.Node, active: set[int]) -> Any:
+def _build(loader: Any, node: yaml.Node, active: set[int], depth: int = 1) -> Any:
+    if depth > MAX_YAML_DEPTH:
+        raise _Unusual  # parse_contract refuses it, naming the limit
     if isinstance(node, yaml.ScalarNode):
         if node.tag == _STR:
             return node.value
@@ -79,14 +81,14 @@ def _build(loader: Any, node: yaml.Node, active: set[int]) -> Any:
         raise _Unusual
     active.add(id(node))
     if isinstance(node, yaml.SequenceNode) and node.tag == _SEQ:
-        return [_build(loader, item, active) for item in node.value]
+        return [_build(loader, item, active, depth + 1) for item in node.value]
     if isinstance(node, yaml.MappingNode) and node.tag == _MAP:
         out: dict[Any, Any] = {}
         for k, v in node.value:
-            key = _build(loader, k, active)
+            key = _build(loader, k, active, depth + 1)
             if isinstance(key, list | dict) or key in out:
                 raise _Unusual  # unhashable or duplicate key
-            out[key] = _build(loader, v, active)
+            out[key] = _build(loader, v, active, depth + 1)
         return out
     raise _Unusual
 
