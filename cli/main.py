@@ -51,7 +51,9 @@ def _register_all() -> None:
     for name in COMMAND_MODULES:
         try:
             module = importlib.import_module(f"cli.{name}")
-        except ModuleNotFoundError as err:
+        except BrokenPipeError:
+        _closed_pipe(sys.stdout)
+    except ModuleNotFoundError as err:
             if err.name == f"cli.{name}":
                 continue  # a command module not built yet
             raise
@@ -73,7 +75,13 @@ def main(argv: list[str] | None = None) -> None:
     try:
         root = command()
         args = conventions.rewrite_argv(root, sys.argv[1:] if argv is None else argv)
-        code = root.main(args=args, prog_name=PROG, standalone_mode=False)
+        stdout = sys.stdout
+        try:
+            code = root.main(args=args, prog_name=PROG, standalone_mode=False)
+        except SystemExit:
+            if sys.stdout is not stdout and _pipe_was_closed():
+                _closed_pipe(stdout)
+            raise
         if isinstance(code, int) and code:  # a typer.Exit(code) raised inside a command
             sys.exit(code)
     except ContractsError as err:
@@ -86,6 +94,8 @@ def main(argv: list[str] | None = None) -> None:
     except KeyboardInterrupt:
         sys.stderr.write("interrupted\n")
         sys.exit(130)
+    except BrokenPipeError:
+        _closed_pipe(sys.stdout)
     except ModuleNotFoundError as err:
         line = missing_extra(err)
         if line is None:
@@ -103,6 +113,30 @@ def main(argv: list[str] | None = None) -> None:
             _usage_error(err)
         _internal_error(err)
     sys.exit(0)
+
+
+#: The exit status of a run whose reader closed the pipe (``normalize big.jsonl | head -1``):
+#: 128 + SIGPIPE, what a shell reports for a program the signal ended, as ``yes | head`` does.
+CLOSED_PIPE_EXIT = 141
+
+
+def _pipe_was_closed() -> bool:
+    """Whether click ended the run because standard output is a closed pipe (it then wraps
+    stdout in its PacifyFlushWrapper and exits 1, the status of a failed run)."""
+    return type(sys.stdout).__name__ == "PacifyFlushWrapper"
+
+
+def _closed_pipe(stdout: object) -> NoReturn:
+    """Exit quietly when the program reading standard output has closed it: no error
+    message, no Python complaint when the interpreter flushes stdout at exit."""
+    if stdout is sys.__stdout__:  # the process's own stdout (not one a test put in its place)
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        try:
+            os.dup2(devnull, 1)
+        finally:
+            os.close(devnull)
+    sys.stdout = stdout  # type: ignore[assignment]
+    sys.exit(CLOSED_PIPE_EXIT)
 
 
 def _internal_error(err: Exception) -> NoReturn:

@@ -356,7 +356,7 @@ def _fields(obj: Mapping[str, Any], type_: str, path: str) -> tuple[ConnectSchem
         child = parse_connect(item, child_path)
         if not child.field:
             # Connect's SchemaBuilder refuses an empty field name too
-            raise SchemaError("a struct field needs 'field' (a name, not empty)", child_path)
+            raise SchemaError("a struct field needs a non-empty 'field' name", child_path)
         if child.field in seen:
             raise SchemaError(f"duplicate field name {child.field!r}", f"{child_path}.field")
         seen.add(child.field)
