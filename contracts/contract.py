@@ -338,11 +338,11 @@ class _DepthLimitedLoader(yaml.SafeLoader):
         self._depth += 1
         try:
             if self._depth > MAX_YAML_DEPTH:
-                mark = self.peek_event().start_mark
+                mark = self.peek_event().start_mark  # type: ignore[no-untyped-call]
                 raise yaml.MarkedYAMLError(
                     problem=f"nested deeper than {MAX_YAML_DEPTH} levels", problem_mark=mark
                 )
-            return super().compose_node(parent, index)  # type: ignore[no-any-return]
+            return super().compose_node(parent, index)
         finally:
             self._depth -= 1
 

@@ -153,7 +153,7 @@ def _seed(fmt: str, path: Path) -> Seed:
     if path.suffix == ".csv":
         rows = list(csv.reader(io.StringIO(data.decode("utf-8"))))
         header = (
-            1 if rows and "opType" in rows[0] or (rows and "_NEW_VAL" in ",".join(rows[0])) else 0
+            1 if (rows and "opType" in rows[0]) or (rows and "_NEW_VAL" in ",".join(rows[0])) else 0
         )
         return Seed(fmt, path, "csv", [[r] for r in rows], found, fixed=header)
     if path.suffix in (".bin", ".avro"):
@@ -496,8 +496,8 @@ _SEEDS: list[Seed] = []
 
 
 def _load_prepared() -> None:
-    import contracts.formats
     import cli.main  # noqa: F401 - imported once, before the forks
+    import contracts.formats
 
     contracts.formats.all_formats()
     _SEEDS[:] = [prepare(s) for s in load_seeds()]
