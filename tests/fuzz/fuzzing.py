@@ -337,6 +337,9 @@ def run_cli(args: list[str]) -> Run:
                 signal.alarm(RUN_TIMEOUT)
                 os.dup2(out.fileno(), 1)
                 os.dup2(err.fileno(), 2)
+                # the parent's sys.stdout may not be fd 1 (pytest captures it): write to fds
+                sys.stdout = open(1, "w", encoding="utf-8", closefd=False)  # noqa: SIM115
+                sys.stderr = open(2, "w", encoding="utf-8", closefd=False)  # noqa: SIM115
                 sys.argv = ["cdc-contracts", *args]
                 from cli.main import main
 
@@ -495,11 +498,24 @@ def _work(task: tuple[int, int, int, float]) -> tuple[int, list[Failure], dict[s
 _SEEDS: list[Seed] = []
 
 
-def _load_prepared() -> None:
-    import cli.main  # noqa: F401 - imported once, before the forks
+def warm_up() -> None:
+    """Import the CLI and every format once, before the forks, and build typer's click command
+    once: typer rebuilds it from the signatures on every call (a quarter of a second), the same
+    command each time."""
+    import typer.main
+
+    import cli.main
     import contracts.formats
 
     contracts.formats.all_formats()
+    if not getattr(typer.main, "_fuzz_cached", False):
+        built = typer.main.get_command(cli.main.app)
+        typer.main.get_command = lambda _app: built
+        typer.main._fuzz_cached = True  # type: ignore[attr-defined]
+
+
+def _load_prepared() -> None:
+    warm_up()
     _SEEDS[:] = [prepare(s) for s in load_seeds()]
 
 
@@ -529,8 +545,9 @@ class Outcome:
 def campaign(mutants: int, seconds: float, seed: int, jobs: int) -> Outcome:
     """Run up to ``mutants`` mutants within ``seconds`` on ``jobs`` processes."""
     began = time.time()
-    _load_prepared()
-    deadline = began + seconds
+    if not _SEEDS:
+        _load_prepared()
+    deadline = time.time() + seconds  # preparing the seeds is not part of the budget
     per = -(-mutants // jobs)
     tasks = [(i * per, min(mutants, (i + 1) * per), seed, deadline) for i in range(jobs)]
     done, failures, ops = 0, [], {}
