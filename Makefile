@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck unit unit-fast install check-java clean bench
+.PHONY: demo test lint typecheck unit unit-fast install check-java clean bench fuzz
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python >= 3.11 is required")'
@@ -36,6 +36,12 @@ unit-fast: install
 	$(BIN)/pytest -q -p no:cacheprovider -m "not spark"
 
 test: lint typecheck unit
+
+# a bounded fuzz campaign over the real CLI (tests/fuzz/fuzzing.py; `make test` runs a small one)
+FUZZ_MUTANTS ?= 5000
+FUZZ_SECONDS ?= 1800
+fuzz: install
+	$(BIN)/python tests/fuzz/fuzzing.py --mutants $(FUZZ_MUTANTS) --seconds $(FUZZ_SECONDS) --jobs 2
 
 bench: check-java install
 	$(BIN)/python -m benchmarks.run_all
