@@ -255,8 +255,10 @@ def check_value(value: Any, where: str, path: str = "$", depth: int = 1) -> None
             raise InputError("NaN and Infinity are not JSON numbers", f"{where} {path}".strip())
     elif isinstance(value, dict):
         for key, item in value.items():
-            _check_text(str(key), where, f"{path}.{key}")
-            check_value(item, where, f"{path}.{key}", depth + 1)
+            # a path that names a bad key must itself be printable text
+            named = f"{path}.{str(key).encode('utf-8', 'backslashreplace').decode()}"
+            _check_text(str(key), where, named)
+            check_value(item, where, named, depth + 1)
     elif isinstance(value, list):
         for i, item in enumerate(value):
             check_value(item, where, f"{path}[{i}]", depth + 1)

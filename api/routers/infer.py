@@ -35,9 +35,12 @@ class TooManyMessagesError(ContractsError):
 @router.post("/infer", summary="Infer a contract from sample messages")
 def infer(request: InferRequest, settings: SettingsDep) -> dict[str, Any]:
     """The inferred contract (as data and as the YAML file), the format and what was seen."""
+    from contracts.errors import DetectionError
     from contracts.formats import detect_format, get_format
     from contracts.formats.base import InferOptions
     from contracts.io import to_message
+    from contracts.jsondoc import check_value
+    from contracts.pipeline import Report, Stream, infer_stream
 
     if request.name is not None:
         try:
@@ -49,8 +52,14 @@ def infer(request: InferRequest, settings: SettingsDep) -> dict[str, Any]:
             f"{len(request.messages)} messages sent; at most {settings.max_messages} per request",
             "$.messages",
         )
+    for i, value in enumerate(request.messages):
+        check_value(value, "", f"$.messages[{i}]")  # the rules every input reader applies
     messages = [to_message(v, f"message {i}") for i, v in enumerate(request.messages, 1)]
-    fmt = get_format(request.format) if request.format else detect_format(messages)
+    try:
+        fmt = get_format(request.format) if request.format else detect_format(messages)
+    except DetectionError as err:  # its CLI hint names a flag; here it is a request field
+        what = err.what.replace("pass --format NAME", 'set "format" in the request')
+        raise DetectionError(what, "$.format") from None
     if fmt.input_kind != "json":
         raise InputError(
             f"format {fmt.name!r} reads {fmt.input_kind} input, which /infer does not accept; "
@@ -58,7 +67,15 @@ def infer(request: InferRequest, settings: SettingsDep) -> dict[str, Any]:
             "$.format",
         )
     options = InferOptions(name=request.name, infer_types=request.infer_types, topic=request.topic)
-    result = fmt.infer(fmt.assemble(messages), options)
+    report = Report()
+    try:
+        result = infer_stream(Stream.from_messages(fmt, messages), options, report=report)
+    finally:  # a request is all good or refused, for its first bad message
+        if report.unusable:
+            raise report.unusable[0]
+        if report.problems:
+            first = report.problems[0]
+            raise InputError(first.message, f"{first.where} {first.path}")
     return {
         "format": fmt.name,
         "messages": result.messages,

@@ -303,6 +303,25 @@ def test_infer_errors(client: httpx.Client, body: dict[str, Any], status: int) -
     assert_problem(client.post("/infer", json=body), status)
 
 
+def test_infer_judges_messages_as_the_cli_does(client: httpx.Client) -> None:
+    """Issue #23: these answered 500; issue #27: the hint named a CLI flag."""
+    row = {"before": None, "after": {"id": 1}, "op": "c", "ts_ms": 1}
+    listed = {**row, "source": {"db": ["shop"], "table": "t", "connector": "mysql"}}
+    response = client.post("/infer", json={"messages": [listed], "format": "debezium-json"})
+    assert response.status_code == 422, response.text
+    problem = response.json()
+    assert problem["where"] == "message 1 $.payload.source.db"
+    assert problem["detail"] == "expected a string or null, got an array"
+    lone = (
+        '{"messages": [{"op": "c", "source": {"db": "s", "table": "t"}, "after": {"\\ud800": 1}}]}'
+    )
+    response = client.post("/infer", content=lone, headers={"content-type": "application/json"})
+    assert response.status_code == 422 and "surrogate" in response.text, response.text
+    response = client.post("/infer", json={"messages": [{"hello": "world"}]})
+    assert response.status_code == 422 and "--format" not in response.text
+    assert 'set \\"format\\" in the request' in response.text, response.text
+
+
 def test_cors_is_off_by_default(client: httpx.Client) -> None:
     response = client.get("/health", headers={"Origin": "https://evil.example"})
     assert "access-control-allow-origin" not in response.headers
