@@ -68,7 +68,7 @@ def test_walk_and_field_helpers() -> None:
 MALFORMED: list[tuple[Any, str, str]] = [
     ({"type": "struct"}, "$", "needs 'fields'"),
     ({"type": "struct", "fields": {}}, "$.fields", "must be an array"),
-    ({"type": "struct", "fields": [{"type": "int32"}]}, "$.fields[0]", "needs 'field'"),
+    ({"type": "struct", "fields": [{"type": "int32"}]}, "$.fields[0]", "needs a non-empty 'field'"),
     (
         {"type": "struct", "fields": [{"type": "int99", "field": "a"}]},
         "$.fields[0].type",

@@ -64,7 +64,12 @@ def test_validate_and_normalize_judge_the_same_bytes_alike(tmp_path: Path) -> No
 
 
 def test_a_contract_nested_too_deeply_is_one_line_exit_2(tmp_path: Path) -> None:
-    path = REGRESSIONS / "deep-contract.yaml"
+    """An option nested 470 levels deep crashed render, diff and check (exit 3)."""
+    good = (ROOT / "tests/fixtures/debezium-json/flink.expected.yaml").read_text()
+    path = tmp_path / "deep.yaml"
+    path.write_text(
+        good.replace("options:\n", "options:\n  deep: " + "[" * 470 + "]" * 470 + "\n", 1)
+    )
     line = f"error: {path}:8: invalid YAML: nested deeper than 200 levels\n"
     for args in (["render", "-t", "avro", str(path)], ["diff", str(path), str(path)]):
         run = run_cli(args)
