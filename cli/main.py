@@ -51,9 +51,7 @@ def _register_all() -> None:
     for name in COMMAND_MODULES:
         try:
             module = importlib.import_module(f"cli.{name}")
-        except BrokenPipeError:
-        _closed_pipe(sys.stdout)
-    except ModuleNotFoundError as err:
+        except ModuleNotFoundError as err:
             if err.name == f"cli.{name}":
                 continue  # a command module not built yet
             raise
@@ -135,7 +133,7 @@ def _closed_pipe(stdout: object) -> NoReturn:
             os.dup2(devnull, 1)
         finally:
             os.close(devnull)
-    sys.stdout = stdout  # type: ignore[assignment]
+    sys.stdout = stdout
     sys.exit(CLOSED_PIPE_EXIT)
 
 

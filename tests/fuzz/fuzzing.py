@@ -502,16 +502,14 @@ def warm_up() -> None:
     """Import the CLI and every format once, before the forks, and build typer's click command
     once: typer rebuilds it from the signatures on every call (a quarter of a second), the same
     command each time."""
-    import typer.main
-
     import cli.main
     import contracts.formats
 
     contracts.formats.all_formats()
-    if not getattr(typer.main, "_fuzz_cached", False):
-        built = typer.main.get_command(cli.main.app)
-        typer.main.get_command = lambda _app: built
-        typer.main._fuzz_cached = True  # type: ignore[attr-defined]
+    if not getattr(cli.main, "_fuzz_cached", False):
+        built = cli.main.command()
+        cli.main.command = lambda: built
+        cli.main._fuzz_cached = True  # type: ignore[attr-defined]
 
 
 def _load_prepared() -> None:
