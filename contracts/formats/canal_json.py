@@ -65,6 +65,7 @@ from contracts.formats.base import (
     require_dict,
 )
 from contracts.schema import ConnectSchema, json_kind, primitive, struct
+from contracts.sqltypes import normalize, parse_type_text
 
 #: Canal ``type`` of a row change → canonical op (DDL types are recognized by ``isDdl``).
 CANAL_TYPES: Final[Mapping[str, Op]] = {
@@ -167,6 +168,10 @@ MYSQL_TYPES: Final[Mapping[str, TypeBuilder]] = {
     "point": _p("bytes"),
     "linestring": _p("bytes"),
     "polygon": _p("bytes"),
+    "multipoint": _p("bytes"),
+    "multilinestring": _p("bytes"),
+    "multipolygon": _p("bytes"),
+    "geometrycollection": _p("bytes"),
 }
 
 #: java.sql.Types code → Connect schema, used when ``mysqlType`` lacks a column.
@@ -199,29 +204,22 @@ SQL_TYPES: Final[Mapping[int, ConnectSchema]] = {
 #: NUMERIC / DECIMAL: scale and precision are not in the code; taken from observed values.
 SQL_DECIMAL_CODES: Final = frozenset({2, 3})
 
-_MYSQL_TYPE_RE: Final = re.compile(
-    r"\s*([A-Za-z ]+?)\s*(?:\((.*)\))?\s*((?:unsigned|zerofill|\s)*)$", re.I
-)
 
-
+@lru_cache(maxsize=4096)
 def mysql_type_schema(text: str) -> ConnectSchema | None:
-    """The Connect schema for a Canal ``mysqlType`` string (None: not a known MySQL type)."""
-    match = _MYSQL_TYPE_RE.fullmatch(text)
-    if match is None:
+    """The Connect schema for a Canal ``mysqlType`` string (None: not a known MySQL type).
+
+    The text is read by the one MySQL type parser (:mod:`contracts.sqltypes`), which also
+    resolves MySQL's aliases (``SERIAL``, ``INT1``..``INT8``, ``DOUBLE PRECISION``, ``BOOL`` ...).
+    """
+    try:
+        sql_type = normalize(parse_type_text(text, "mysql"), "mysql")
+    except InputError:
         return None
-    base = " ".join(match.group(1).lower().split())
-    base = {"double precision": "double"}.get(base, base)
-    builder = MYSQL_TYPES.get(base)
+    builder = MYSQL_TYPES.get(sql_type.name)
     if builder is None:
         return None
-    args = _split_args(match.group(2) or "")
-    return builder(args, "unsigned" in match.group(3).lower())
-
-
-def _split_args(text: str) -> list[str]:
-    if not text.strip():
-        return []
-    return [a.strip() for a in re.findall(r"'(?:[^']|'')*'|[^,]+", text)]
+    return builder(list(sql_type.args), sql_type.unsigned)
 
 
 def column_schema(
