@@ -27,6 +27,7 @@ COMMAND_MODULES = (
     "render",
     "formats_cmd",
     "infer_cmd",
+    "derive_cmd",
     "diff_cmd",
     "init_cmd",
     "registry_cmd",

@@ -1,0 +1,181 @@
+"""A column's SQL ``DEFAULT`` as the Connect default Debezium puts in the schema.
+
+JsonConverter writes a default in the field's own encoding: integers and floats as numbers, a
+Decimal as the base64 of its unscaled two's-complement bytes, a date as epoch days, a
+timestamp as epoch milli/microseconds, a zoned timestamp as ISO-8601 text. A ``NULL`` default
+writes no default. ``CURRENT_TIMESTAMP`` on a MySQL temporal column becomes the epoch
+(``mysql-temporal-types``: "the value 1970-01-01 00:00:00 is used as the default value"); a
+PostgreSQL ``nextval(...)`` on a ``NOT NULL`` column becomes zero (Debezium's
+``AbstractRecordsProducerTest``: ``smallserial``/``bigserial`` default 0). Any other
+expression cannot be evaluated here and is an error naming the column: never a guess.
+"""
+
+from __future__ import annotations
+
+import base64
+import datetime as dt
+import decimal
+import re
+from collections.abc import Callable, Mapping
+from typing import Any, Final
+
+from contracts.derive.model import Column, Default
+from contracts.derive.typemap import Version
+from contracts.errors import InputError
+from contracts.schema import MISSING, ConnectSchema
+
+_EPOCH: Final = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
+_ZERO_DATE: Final = re.compile(r"0000-00-00")
+
+
+class DefaultError(InputError):
+    """A column default that cannot be turned into the connector's Connect default."""
+
+
+def connect_default(
+    column: Column, schema: ConnectSchema, dialect: str, version: Version = (3, 0)
+) -> Any:
+    """The Connect default for ``column`` typed as ``schema`` (``MISSING``: none)."""
+    default = column.default
+    if default is None or default.kind == "null":
+        return MISSING
+    if default.kind == "expression":
+        return _expression(column, schema, default, dialect, version)
+    convert = _CONVERTERS.get(schema.name or "") or _CONVERTERS.get(schema.type)
+    if convert is None:
+        raise _cannot(column, f"a {schema.name or schema.type} column")
+    text = default.text
+    if _ZERO_DATE.match(text) and schema.name in _TEMPORAL_NAMES:
+        return MISSING if column.nullable else 0  # MySQL zero dates: null, or the epoch
+    try:
+        return convert(text, schema, default)
+    except (ValueError, ArithmeticError):
+        raise _cannot(column, f"a {schema.name or schema.type} column") from None
+
+
+def _cannot(column: Column, what: str) -> DefaultError:
+    shown = column.default.text if column.default is not None else ""
+    return DefaultError(
+        f"column {column.name}: cannot derive the Connect default of DEFAULT {shown!r} for {what}",
+        column.where or None,
+    )
+
+
+def _expression(
+    column: Column, schema: ConnectSchema, default: Default, dialect: str, version: Version
+) -> Any:
+    if default.text == "nextval" and dialect == "postgres":
+        if column.nullable or version < (3, 0):
+            return MISSING  # Debezium 1.2's messages carry no default for a serial column
+        if schema.type in ("int16", "int32", "int64"):
+            return 0
+    if default.text == "CURRENT_TIMESTAMP" and dialect != "postgres":
+        if schema.name == "io.debezium.time.ZonedTimestamp":
+            return "1970-01-01T00:00:00Z"
+        if schema.name in _TEMPORAL_NAMES:
+            return 0
+    raise _cannot(column, "an expression (only literals, CURRENT_TIMESTAMP on MySQL and "
+                          "nextval on PostgreSQL are known)")  # fmt: skip
+
+
+def _int(text: str, _schema: ConnectSchema, default: Default) -> int:
+    if default.kind == "boolean":
+        return 1 if text == "true" else 0
+    if default.kind == "bits":
+        return int(text or "0", 2)
+    return int(decimal.Decimal(text))
+
+
+def _float(text: str, _schema: ConnectSchema, _default: Default) -> float:
+    return float(text)
+
+
+def _bool(text: str, _schema: ConnectSchema, default: Default) -> bool:
+    if default.kind == "bits":
+        return int(text or "0", 2) != 0
+    lowered = text.strip().lower()
+    if lowered in ("true", "1", "t", "y", "yes", "on"):
+        return True
+    if lowered in ("false", "0", "f", "n", "no", "off"):
+        return False
+    raise ValueError(text)
+
+
+def _string(text: str, _schema: ConnectSchema, _default: Default) -> str:
+    return text
+
+
+def _decimal(text: str, schema: ConnectSchema, _default: Default) -> str:
+    scale = int(schema.parameter("scale", "0") or "0")
+    unscaled = int(decimal.Decimal(text).scaleb(scale).to_integral_value())
+    length = max(1, (unscaled.bit_length() + 8) // 8)
+    return base64.b64encode(unscaled.to_bytes(length, "big", signed=True)).decode("ascii")
+
+
+def _timestamp(text: str) -> dt.datetime:
+    parsed = dt.datetime.fromisoformat(text.strip().replace(" ", "T"))
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=dt.UTC)
+
+
+def _micros(moment: dt.datetime) -> int:
+    delta = moment - _EPOCH
+    return (delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds
+
+
+def _epoch_days(text: str, _schema: ConnectSchema, _default: Default) -> int:
+    return (dt.date.fromisoformat(text.strip()) - _EPOCH.date()).days
+
+
+def _millis(text: str, _schema: ConnectSchema, _default: Default) -> int:
+    return _micros(_timestamp(text)) // 1_000
+
+
+def _micro_ts(text: str, _schema: ConnectSchema, _default: Default) -> int:
+    return _micros(_timestamp(text))
+
+
+def _time_micros(text: str) -> int:
+    parsed = dt.time.fromisoformat(text.strip())
+    seconds = parsed.hour * 3600 + parsed.minute * 60 + parsed.second
+    return seconds * 1_000_000 + parsed.microsecond
+
+
+def _zoned(text: str, _schema: ConnectSchema, _default: Default) -> str:
+    moment = _timestamp(text).astimezone(dt.UTC)
+    fraction = f".{moment.microsecond:06d}".rstrip("0") if moment.microsecond else ""
+    return moment.strftime("%Y-%m-%dT%H:%M:%S") + fraction.rstrip(".") + "Z"
+
+
+_TEMPORAL_NAMES: Final = frozenset(
+    {
+        "io.debezium.time.Date",
+        "io.debezium.time.Timestamp",
+        "io.debezium.time.MicroTimestamp",
+        "io.debezium.time.ZonedTimestamp",
+        "org.apache.kafka.connect.data.Date",
+        "org.apache.kafka.connect.data.Timestamp",
+    }
+)
+
+#: Literal text → Connect default, by semantic name first, then by Connect type.
+_CONVERTERS: Final[Mapping[str, Callable[[str, ConnectSchema, Default], Any]]] = {
+    "int8": _int,
+    "int16": _int,
+    "int32": _int,
+    "int64": _int,
+    "float": _float,
+    "double": _float,
+    "boolean": _bool,
+    "string": _string,
+    "org.apache.kafka.connect.data.Decimal": _decimal,
+    "io.debezium.time.Date": _epoch_days,
+    "org.apache.kafka.connect.data.Date": _epoch_days,
+    "io.debezium.time.Timestamp": _millis,
+    "org.apache.kafka.connect.data.Timestamp": _millis,
+    "io.debezium.time.MicroTimestamp": _micro_ts,
+    "io.debezium.time.ZonedTimestamp": _zoned,
+    "io.debezium.time.MicroTime": lambda t, _s, _d: _time_micros(t),
+    "io.debezium.time.Time": lambda t, _s, _d: _time_micros(t) // 1_000,
+    "org.apache.kafka.connect.data.Time": lambda t, _s, _d: _time_micros(t) // 1_000,
+    "io.debezium.time.Year": _int,
+}

@@ -1,0 +1,170 @@
+"""The SQL a ``--from-ddl`` path holds, in the order a migration tool applies it.
+
+A file is read as is. A directory is a set of migrations, ordered the way its tool orders them:
+
+- Flyway: ``V<version>__<description>.sql`` by version (``V1_1`` = ``V1.1`` < ``V1.2`` < ``V2``,
+  compared as numbers), then repeatable ``R__<description>.sql`` by description; undo scripts
+  (``U<version>__``) are never applied by ``migrate`` and are left out;
+- plain numbered files: ``001_init.sql``, ``2-add.sql``, ``0003.sql`` by their numbers;
+- Liquibase formatted SQL (first line ``--liquibase formatted sql``), when no file carries a
+  number: by path, as ``includeAll`` orders them; changesets whose ``dbms:`` excludes the
+  dialect are left out (their lines blanked, so line numbers stay true).
+
+A file that fits none of these, two files with one version, or a directory that mixes Flyway
+and plain numbering is an error naming the file: an order that is only a guess would derive
+contracts that are only a guess.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final
+
+from contracts.errors import InputError
+from contracts.sqltypes import Dialect
+
+_FLYWAY: Final = re.compile(r"^V([0-9]+(?:[._][0-9]+)*)__.*\.sql$", re.IGNORECASE)
+_FLYWAY_REPEATABLE: Final = re.compile(r"^R__(.+)\.sql$", re.IGNORECASE)
+_FLYWAY_UNDO: Final = re.compile(r"^U[0-9]+(?:[._][0-9]+)*__.*\.sql$", re.IGNORECASE)
+_NUMBERED: Final = re.compile(r"^([0-9]+(?:[._][0-9]+)*)(?:[_\-. ].*)?\.sql$", re.IGNORECASE)
+_LIQUIBASE_HEADER: Final = re.compile(r"^\s*--\s*liquibase\s+formatted\s+sql", re.IGNORECASE)
+_CHANGESET: Final = re.compile(r"^\s*--\s*changeset\s+\S+", re.IGNORECASE)
+_DBMS: Final = re.compile(r"\bdbms:\s*([!A-Za-z0-9_,]+)", re.IGNORECASE)
+
+#: Liquibase's dbms names for each dialect.
+_LIQUIBASE_DBMS: Final = {
+    "mysql": {"mysql", "mariadb"},
+    "mariadb": {"mariadb", "mysql"},
+    "postgres": {"postgresql"},
+}
+
+
+@dataclass(frozen=True, slots=True)
+class SqlScript:
+    """One file's SQL, ready to apply: ``label`` names it in errors."""
+
+    label: str
+    text: str
+
+
+def scripts(path: str | Path, dialect: Dialect) -> list[SqlScript]:
+    """The scripts under ``path`` (a file, or a directory of migrations) in apply order."""
+    p = Path(path)
+    if p.is_file():
+        return [_read(p, str(p), dialect)]
+    if not p.is_dir():
+        raise InputError("no such file or directory", str(p))
+    files = [f for f in sorted(p.rglob("*.sql")) if not _hidden(f.relative_to(p))]
+    if not files:
+        raise InputError("holds no *.sql file", str(p))
+    return [_read(f, str(f), dialect) for f in order(files, p)]
+
+
+def _hidden(rel: Path) -> bool:
+    return any(part.startswith(".") for part in rel.parts)
+
+
+def order(files: list[Path], root: Path) -> list[Path]:
+    """``files`` (under ``root``) in apply order; see the module docstring for the rules."""
+    flyway: list[tuple[tuple[int, ...], Path]] = []
+    repeatable: list[tuple[str, Path]] = []
+    numbered: list[tuple[tuple[int, ...], Path]] = []
+    liquibase: list[Path] = []
+    for f in files:
+        name = f.name
+        if match := _FLYWAY.match(name):
+            flyway.append((_numbers(match.group(1)), f))
+        elif match := _FLYWAY_REPEATABLE.match(name):
+            repeatable.append((match.group(1).lower(), f))
+        elif _FLYWAY_UNDO.match(name):
+            continue
+        elif match := _NUMBERED.match(name):
+            numbered.append((_numbers(match.group(1)), f))
+        elif _is_liquibase(f):
+            liquibase.append(f)
+        else:
+            raise InputError(
+                "cannot tell where this migration goes: name it V<version>__<description>.sql "
+                "(Flyway), <number>_<description>.sql, or start it with --liquibase formatted sql",
+                str(f),
+            )
+    if flyway and numbered:
+        raise InputError(
+            f"mixes Flyway names ({flyway[0][1].name}) and plain numbers "
+            f"({numbered[0][1].name}): their relative order is not defined",
+            str(root),
+        )
+    if (flyway or numbered) and liquibase:
+        raise InputError(
+            f"mixes numbered migrations and unnumbered Liquibase files ({liquibase[0].name})",
+            str(root),
+        )
+    versioned = flyway or numbered
+    _no_duplicates(versioned)
+    ordered = [f for _, f in sorted(versioned, key=lambda v: v[0])]
+    ordered += [f for _, f in sorted(repeatable)]
+    ordered += sorted(liquibase, key=lambda f: f.relative_to(root).as_posix())
+    return ordered
+
+
+def _numbers(text: str) -> tuple[int, ...]:
+    parts = [int(p) for p in re.split(r"[._]", text)]
+    while len(parts) > 1 and parts[-1] == 0:
+        parts.pop()  # V1.0 is V1
+    return tuple(parts)
+
+
+def _no_duplicates(versioned: list[tuple[tuple[int, ...], Path]]) -> None:
+    seen: dict[tuple[int, ...], Path] = {}
+    for version, f in versioned:
+        if version in seen:
+            raise InputError(
+                f"has the same version as {seen[version].name}: apply order is ambiguous", str(f)
+            )
+        seen[version] = f
+
+
+def _is_liquibase(f: Path) -> bool:
+    try:
+        with f.open(encoding="utf-8") as handle:
+            for line in handle:
+                if line.strip():
+                    return bool(_LIQUIBASE_HEADER.match(line))
+    except (OSError, UnicodeDecodeError):
+        return False
+    return False
+
+
+def _read(f: Path, label: str, dialect: Dialect) -> SqlScript:
+    try:
+        text = f.read_text(encoding="utf-8-sig")
+    except UnicodeDecodeError:
+        raise InputError("is not UTF-8 text", label) from None
+    except OSError as err:
+        raise InputError(f"cannot be read: {err.strerror or err}", label) from None
+    if _LIQUIBASE_HEADER.match(text.lstrip("\n").split("\n", 1)[0]):
+        text = "\n".join(_liquibase_lines(text, dialect))
+    return SqlScript(label, text)
+
+
+def _liquibase_lines(text: str, dialect: Dialect) -> Iterator[str]:
+    """The lines of a formatted-SQL changelog; changesets for other databases blanked."""
+    keep = True
+    wanted = _LIQUIBASE_DBMS[dialect]
+    for line in text.split("\n"):
+        if _CHANGESET.match(line):
+            dbms = _DBMS.search(line)
+            keep = dbms is None or _dbms_allows(dbms.group(1), wanted)
+        yield line if keep else ""
+
+
+def _dbms_allows(spec: str, wanted: set[str]) -> bool:
+    names = [n.strip().lower() for n in spec.split(",") if n.strip()]
+    excluded = {n[1:] for n in names if n.startswith("!")}
+    included = {n for n in names if not n.startswith("!")}
+    if wanted & excluded:
+        return False
+    return not included or bool(wanted & included) or "all" in included
