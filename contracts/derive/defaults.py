@@ -44,13 +44,25 @@ def connect_default(
     convert = _CONVERTERS.get(schema.name or "") or _CONVERTERS.get(schema.type)
     if convert is None:
         raise _cannot(column, f"a {schema.name or schema.type} column")
-    text = default.text
+    text = _at_scale(default.text, column) if default.kind in ("number", "string") else default.text
     if _ZERO_DATE.match(text) and schema.name in _TEMPORAL_NAMES:
         return MISSING if column.nullable else 0  # MySQL zero dates: null, or the epoch
     try:
         return convert(text, schema, default)
     except (ValueError, ArithmeticError):
         raise _cannot(column, f"a {schema.name or schema.type} column") from None
+
+
+def _at_scale(text: str, column: Column) -> str:
+    """A decimal column's default at the column's scale (``3.25`` in DECIMAL(12,4) is
+    ``3.2500``, as the server stores it and reports it back)."""
+    if column.type.name not in ("decimal", "numeric") or column.type.scale is None:
+        return text
+    try:
+        value = decimal.Decimal(text.strip())
+    except decimal.InvalidOperation:
+        return text
+    return str(value.quantize(decimal.Decimal(1).scaleb(-column.type.scale), decimal.ROUND_HALF_UP))
 
 
 def _cannot(column: Column, what: str) -> DefaultError:

@@ -8,7 +8,8 @@ from contracts.derive.ddl import DdlError
 from contracts.derive.model import Default, Key
 from contracts.errors import InputError
 from contracts.sqltypes import normalize, parse_type_text
-from tests.derive.helpers import tables
+
+from .helpers import tables
 
 
 @pytest.mark.parametrize(

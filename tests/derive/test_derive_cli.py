@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from contracts.contract import load_contract
-from tests.cli.test_formats_cli import run
+
+from .helpers import run
 
 DDL = """
 CREATE TABLE shop.orders (

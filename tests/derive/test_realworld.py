@@ -23,7 +23,8 @@ from contracts.derive.typemap import parse_version
 from contracts.formats import get_format
 from contracts.formats.base import InferOptions, Message
 from contracts.schema import ConnectSchema, parse_connect
-from tests.derive.helpers import column, realworld, shape, tables
+
+from .helpers import column, realworld, shape, tables
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 

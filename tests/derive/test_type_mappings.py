@@ -17,7 +17,8 @@ from contracts.derive.debezium import _MAPPINGS, debezium_settings
 from contracts.derive.debezium_mysql import MYSQL_ROWS
 from contracts.derive.debezium_postgres import POSTGRES_ROWS
 from contracts.derive.typemap import lookup, parse_version
-from tests.derive.helpers import column, shape, tables
+
+from .helpers import column, shape, tables
 
 DEC = "org.apache.kafka.connect.data.Decimal"
 BITS = "io.debezium.data.Bits"
