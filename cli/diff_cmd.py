@@ -312,10 +312,20 @@ def _check_git(
     from contracts.diff.catalog import compare_catalog, git_baseline, staged_texts, worktree_texts
 
     base = git_baseline(directory, ref)
-    current = staged_texts(directory)[1] if staged else worktree_texts(directory, base.root)
-    if not current and not base.texts:
+    current: dict[str, bytes | str | Path] = dict(
+        staged_texts(directory)[1] if staged else worktree_texts(directory, base.root)
+    )
+    baseline: dict[str, bytes | str] = dict(base.texts)
+    derive = gate.config.derive
+    if derive is not None:  # contracts derived from the repository's DDL, at both sides
+        from contracts.derive.gate import INDEX, WORKTREE, derived_texts
+
+        now = derived_texts(derive, gate.config.base_dir, INDEX if staged else WORKTREE)
+        current.update(now)
+        baseline.update(derived_texts(derive, gate.config.base_dir, ref))
+    if not current and not baseline:
         raise _no_contracts(directory, f"git:{ref}")
-    found = compare_catalog(current, base.texts, level, f"git:{ref}", ref, **gate.judging())
+    found = compare_catalog(current, baseline, level, f"git:{ref}", ref, **gate.judging())
     return found.entries, found.skipped
 
 

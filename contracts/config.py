@@ -28,6 +28,7 @@ from contracts.errors import ConfigError
 
 __all__ = [
     "CONFIG_NAME",
+    "DeriveSettings",
     "ProjectConfig",
     "RegistrySettings",
     "find_config",
@@ -103,6 +104,28 @@ class RegistrySettings(BaseModel):
         return url
 
 
+class DeriveSettings(BaseModel):
+    """Contracts derived from the DDL in the repository (``derive:``): ``check`` derives them at
+    both sides of the comparison, so a migration that narrows a column fails the gate."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    from_ddl: str = Field(
+        min_length=1, description="a .sql file or a migrations directory (relative to the file)"
+    )
+    dialect: Literal["mysql", "mariadb", "postgres"] = Field(description="the DDL's SQL dialect")
+    format: Literal["debezium-json", "canal-json"] = Field(
+        default="debezium-json", description="the contracts' format"
+    )
+    server_name: str | None = Field(default=None, description="Debezium's topic.prefix")
+    debezium_version: str = Field(default="3.0", description="the Debezium version to follow")
+    connector_options: dict[str, str] = Field(
+        default_factory=dict, description="Debezium settings, e.g. decimal.handling.mode"
+    )
+    database: str | None = Field(default=None, description="database of unqualified tables")
+    tables: str | None = Field(default=None, description="only tables matching this regex")
+
+
 class ProjectConfig(BaseModel):
     """The settings of ``cdc-contracts.yaml`` (all optional; an absent file is all defaults)."""
 
@@ -122,6 +145,7 @@ class ProjectConfig(BaseModel):
     )
     registry: RegistrySettings = Field(default_factory=RegistrySettings)
     exceptions: tuple[ChangeException, ...] = ()
+    derive: DeriveSettings | None = None
 
     _path: Path | None = PrivateAttr(default=None)
     _lines: dict[tuple[str | int, ...], int] = PrivateAttr(default_factory=dict)
@@ -261,6 +285,7 @@ def _key_lines(node: Any, config: ProjectConfig) -> dict[tuple[str | int, ...], 
         (name,) for name in ProjectConfig.model_fields if name != "exceptions"
     ]
     keys += [("registry", name) for name in RegistrySettings.model_fields]
+    keys += [("derive", name) for name in DeriveSettings.model_fields]
     keys += [("exceptions", i) for i in range(len(config.exceptions))]
     lines: dict[tuple[str | int, ...], int] = {}
     for key in keys:
@@ -322,6 +347,9 @@ registry:
   # bearer_token_env: SCHEMA_REGISTRY_BEARER_TOKEN
   # How subjects are named: topic (<topic>-value), record or topic-record.
   subject_naming: topic
+
+# Contracts derived from DDL (check derives them at both sides; see docs/ci.md):
+# derive: {{from_ddl: migrations, dialect: mysql, server_name: shop}}
 
 # Deliberate breaking changes the gate lets pass, each for one contract, rule and column,
 # with the reason (shown in every report) and optionally the last day it applies. An expired

@@ -18,7 +18,7 @@ contracts that are only a guess.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
@@ -54,60 +54,78 @@ def scripts(path: str | Path, dialect: Dialect) -> list[SqlScript]:
     """The scripts under ``path`` (a file, or a directory of migrations) in apply order."""
     p = Path(path)
     if p.is_file():
-        return [_read(p, str(p), dialect)]
+        return [_script(str(p), _read(p, str(p)), dialect)]
     if not p.is_dir():
         raise InputError("no such file or directory", str(p))
-    files = [f for f in sorted(p.rglob("*.sql")) if not _hidden(f.relative_to(p))]
-    if not files:
-        raise InputError("holds no *.sql file", str(p))
-    return [_read(f, str(f), dialect) for f in order(files, p)]
+    files = {
+        f.relative_to(p).as_posix(): f
+        for f in sorted(p.rglob("*.sql"))
+        if not _hidden(f.relative_to(p))
+    }
+    texts = {rel: _read(f, str(f)) for rel, f in files.items()}
+    return scripts_from(texts, dialect, lambda rel: str(files[rel]), str(p))
+
+
+def scripts_from(
+    texts: Mapping[str, str], dialect: Dialect, label: Callable[[str], str], where: str
+) -> list[SqlScript]:
+    """Scripts from migration files given as ``{relative path: text}`` (a directory, or a
+    directory at a git ref); ``label`` names a file in errors, ``where`` the whole set."""
+    if not texts:
+        raise InputError("holds no *.sql file", where)
+    return [_script(label(rel), texts[rel], dialect) for rel in order(texts, label, where)]
 
 
 def _hidden(rel: Path) -> bool:
     return any(part.startswith(".") for part in rel.parts)
 
 
-def order(files: list[Path], root: Path) -> list[Path]:
-    """``files`` (under ``root``) in apply order; see the module docstring for the rules."""
-    flyway: list[tuple[tuple[int, ...], Path]] = []
-    repeatable: list[tuple[str, Path]] = []
-    numbered: list[tuple[tuple[int, ...], Path]] = []
-    liquibase: list[Path] = []
-    for f in files:
-        name = f.name
+def order(
+    texts: Mapping[str, str], label: Callable[[str], str] = str, where: str = "migrations"
+) -> list[str]:
+    """The files of ``texts`` (relative paths) in apply order; see the module docstring."""
+    flyway: list[tuple[tuple[int, ...], str]] = []
+    repeatable: list[tuple[str, str]] = []
+    numbered: list[tuple[tuple[int, ...], str]] = []
+    liquibase: list[str] = []
+    for rel in texts:
+        name = rel.rsplit("/", 1)[-1]
         if match := _FLYWAY.match(name):
-            flyway.append((_numbers(match.group(1)), f))
+            flyway.append((_numbers(match.group(1)), rel))
         elif match := _FLYWAY_REPEATABLE.match(name):
-            repeatable.append((match.group(1).lower(), f))
+            repeatable.append((match.group(1).lower(), rel))
         elif _FLYWAY_UNDO.match(name):
             continue
         elif match := _NUMBERED.match(name):
-            numbered.append((_numbers(match.group(1)), f))
-        elif _is_liquibase(f):
-            liquibase.append(f)
+            numbered.append((_numbers(match.group(1)), rel))
+        elif _is_liquibase(texts[rel]):
+            liquibase.append(rel)
         else:
             raise InputError(
                 "cannot tell where this migration goes: name it V<version>__<description>.sql "
                 "(Flyway), <number>_<description>.sql, or start it with --liquibase formatted sql",
-                str(f),
+                label(rel),
             )
     if flyway and numbered:
         raise InputError(
-            f"mixes Flyway names ({flyway[0][1].name}) and plain numbers "
-            f"({numbered[0][1].name}): their relative order is not defined",
-            str(root),
+            f"mixes Flyway names ({_name(flyway[0][1])}) and plain numbers "
+            f"({_name(numbered[0][1])}): their relative order is not defined",
+            where,
         )
     if (flyway or numbered) and liquibase:
         raise InputError(
-            f"mixes numbered migrations and unnumbered Liquibase files ({liquibase[0].name})",
-            str(root),
+            f"mixes numbered migrations and unnumbered Liquibase files ({_name(liquibase[0])})",
+            where,
         )
     versioned = flyway or numbered
-    _no_duplicates(versioned)
-    ordered = [f for _, f in sorted(versioned, key=lambda v: v[0])]
-    ordered += [f for _, f in sorted(repeatable)]
-    ordered += sorted(liquibase, key=lambda f: f.relative_to(root).as_posix())
-    return ordered
+    _no_duplicates(versioned, label)
+    ordered = [rel for _, rel in sorted(versioned, key=lambda v: v[0])]
+    ordered += [rel for _, rel in sorted(repeatable)]
+    return ordered + sorted(liquibase)
+
+
+def _name(rel: str) -> str:
+    return rel.rsplit("/", 1)[-1]
 
 
 def _numbers(text: str) -> tuple[int, ...]:
@@ -117,35 +135,35 @@ def _numbers(text: str) -> tuple[int, ...]:
     return tuple(parts)
 
 
-def _no_duplicates(versioned: list[tuple[tuple[int, ...], Path]]) -> None:
-    seen: dict[tuple[int, ...], Path] = {}
-    for version, f in versioned:
+def _no_duplicates(
+    versioned: list[tuple[tuple[int, ...], str]], label: Callable[[str], str]
+) -> None:
+    seen: dict[tuple[int, ...], str] = {}
+    for version, rel in versioned:
         if version in seen:
             raise InputError(
-                f"has the same version as {seen[version].name}: apply order is ambiguous", str(f)
+                f"has the same version as {_name(seen[version])}: apply order is ambiguous",
+                label(rel),
             )
-        seen[version] = f
+        seen[version] = rel
 
 
-def _is_liquibase(f: Path) -> bool:
+def _is_liquibase(text: str) -> bool:
+    first = next((line for line in text.split("\n") if line.strip()), "")
+    return bool(_LIQUIBASE_HEADER.match(first))
+
+
+def _read(f: Path, label: str) -> str:
     try:
-        with f.open(encoding="utf-8") as handle:
-            for line in handle:
-                if line.strip():
-                    return bool(_LIQUIBASE_HEADER.match(line))
-    except (OSError, UnicodeDecodeError):
-        return False
-    return False
-
-
-def _read(f: Path, label: str, dialect: Dialect) -> SqlScript:
-    try:
-        text = f.read_text(encoding="utf-8-sig")
+        return f.read_text(encoding="utf-8-sig")
     except UnicodeDecodeError:
         raise InputError("is not UTF-8 text", label) from None
     except OSError as err:
         raise InputError(f"cannot be read: {err.strerror or err}", label) from None
-    if _LIQUIBASE_HEADER.match(text.lstrip("\n").split("\n", 1)[0]):
+
+
+def _script(label: str, text: str, dialect: Dialect) -> SqlScript:
+    if _is_liquibase(text):
         text = "\n".join(_liquibase_lines(text, dialect))
     return SqlScript(label, text)
 

@@ -108,8 +108,12 @@ class GitBaseline:
     texts: Mapping[str, bytes]
 
 
-def git_baseline(directory: str | Path, ref: str) -> GitBaseline:
-    """Every ``*.yaml``/``*.yml`` file under ``directory`` as it was at ``ref``."""
+def git_baseline(
+    directory: str | Path, ref: str, want: Callable[[str], bool] | None = None
+) -> GitBaseline:
+    """Every ``*.yaml``/``*.yml`` file under ``directory`` as it was at ``ref`` (``want``:
+    which paths, relative to the repository root, to read instead)."""
+    want = want or _is_contract_path
     repo = git_repo(directory)
     try:
         _git(["rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}"], repo.root)
@@ -126,7 +130,7 @@ def git_baseline(directory: str | Path, ref: str) -> GitBaseline:
         meta, _, path = record.partition(b"\t")
         fields = meta.split()
         rel = path.decode("utf-8", errors="replace")
-        if len(fields) == 3 and fields[1] == b"blob" and _is_contract_path(rel):
+        if len(fields) == 3 and fields[1] == b"blob" and want(rel):
             (links if fields[0] == _SYMLINK else objects).append((rel, fields[2].decode()))
     texts = _cat_blobs(repo.root, objects)
     texts.update(_linked_texts(repo.root, ref, links))
@@ -174,11 +178,15 @@ def _cat_blobs(
     return texts
 
 
-def staged_texts(directory: str | Path) -> tuple[GitRepo, dict[str, bytes]]:
-    """Every contract file under ``directory`` as staged in the git index (what a commit records).
+def staged_texts(
+    directory: str | Path, want: Callable[[str], bool] | None = None
+) -> tuple[GitRepo, dict[str, bytes]]:
+    """Every contract file under ``directory`` as staged in the git index (what a commit records);
+    ``want`` picks other paths (relative to the repository root) instead.
 
     Files deleted from the index are absent; untracked and unstaged changes are not seen.
     """
+    want = want or _is_contract_path
     repo = git_repo(directory)
     listing = _git(["ls-files", "--stage", "-z", "--", repo.prefix or "."], repo.root)
     objects: list[tuple[str, str]] = []
@@ -187,7 +195,7 @@ def staged_texts(directory: str | Path) -> tuple[GitRepo, dict[str, bytes]]:
         meta, _, path = record.partition(b"\t")
         fields = meta.split()
         rel = path.decode("utf-8", errors="replace")
-        if len(fields) != 3 or not _is_contract_path(rel):
+        if len(fields) != 3 or not want(rel):
             continue
         mode, oid, stage = fields
         if stage != b"0":

@@ -33,7 +33,8 @@ def test_flyway_versions_compare_as_numbers(tmp_path: Path) -> None:
             "U2__undo.sql": "ALTER TABLE t DROP e;",
         },
     )
-    names = [p.name for p in order(sorted(root.rglob("*.sql")), root)]
+    texts = {p.relative_to(root).as_posix(): p.read_text() for p in root.rglob("*.sql")}
+    names = [rel.rsplit("/", 1)[-1] for rel in order(texts)]
     assert names == [
         "V1__init.sql", "V1_1__b.sql", "V1.2__c.sql", "V2__e.sql", "V3__f.sql", "V10__d.sql",
         "R__view.sql",
