@@ -45,7 +45,7 @@ def derive(
             "--from-db",
             envvar="CDC_CONTRACTS_DATABASE_URL",
             help="A live database: postgresql://user:pass@host:port/db or mysql://... "
-            "(needs cdc-contracts[db]).",
+            "(needs the db extra of cdc-contracts).",
         ),
     ] = None,
     dialect: Annotated[
@@ -101,8 +101,8 @@ def derive(
     """Derive contracts from table definitions, as a connector will type them.
 
     Reads CREATE/ALTER TABLE statements (or a live catalog) and writes one contract per table:
-    the columns typed as Debezium (or Canal) types them under the given connector settings,
-    the key, and the envelope with the connector's names.
+    columns typed as Debezium (or Canal) types them under the connector settings, the key, and
+    the envelope with the connector's names.
     """
     from contracts.derive import DeriveRequest, derive_from_db, derive_from_ddl
     from contracts.derive.typemap import parse_version

@@ -93,3 +93,14 @@ def test_from_db_without_driver_or_server_is_a_clear_error() -> None:
     done = run("derive", "--from-db", "mysql://root@127.0.0.1:1/db", "--server-name", "s")
     assert done.code == 2
     assert "cannot connect" in done.err and "Traceback" not in done.err
+
+
+def test_from_db_without_the_drivers_says_how_to_install_them(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import sys
+
+    monkeypatch.setitem(sys.modules, "psycopg", None)  # as if the [db] extra were not installed
+    done = run("derive", "--from-db", "postgresql://u@127.0.0.1:1/x", "--server-name", "s")
+    assert done.code == 2
+    assert "install cdc-contracts[db]" in done.err and done.err.count("\n") == 1
