@@ -35,6 +35,7 @@ def derive(
         Optional[Path],  # noqa: UP045 - typer needs Optional here
         typer.Option(
             "--from-ddl",
+            metavar="PATH",
             help="A .sql file, or a directory of migrations (Flyway V1__x.sql, Liquibase "
             "formatted SQL, numbered files), applied in order.",
         ),
@@ -43,6 +44,7 @@ def derive(
         Optional[str],  # noqa: UP045
         typer.Option(
             "--from-db",
+            metavar="URL",
             envvar="CDC_CONTRACTS_DATABASE_URL",
             help="A live database: postgresql://user:pass@host:port/db or mysql://... "
             "(needs the db extra of cdc-contracts).",
@@ -57,12 +59,15 @@ def derive(
     ] = "debezium-json",
     server_name: Annotated[
         Optional[str],  # noqa: UP045
-        typer.Option("--server-name", help="Debezium topic.prefix (the names' first part)."),
+        typer.Option(
+            "--server-name", metavar="NAME", help="Debezium topic.prefix (the names' first part)."
+        ),
     ] = None,
     connector_option: Annotated[
         Optional[list[str]],  # noqa: UP045
         typer.Option(
             "--connector-option",
+            metavar="KEY=VALUE",
             help="A Debezium connector setting KEY=VALUE (repeatable), e.g. "
             "decimal.handling.mode=string.",
         ),
@@ -70,28 +75,40 @@ def derive(
     debezium_version: Annotated[
         str,
         typer.Option(
-            "--debezium-version", help="Debezium version whose mappings and envelope to use."
+            "--debezium-version",
+            metavar="VERSION",
+            help="Debezium version whose mappings and envelope to use.",
         ),
     ] = "3.0",
     envelope_from: Annotated[
         Optional[Path],  # noqa: UP045
         typer.Option(
             "--envelope-from",
+            metavar="FILE",
             help="A message the connector wrote (any table): copy its envelope and source block.",
         ),
     ] = None,
     database: Annotated[
         Optional[str],  # noqa: UP045
-        typer.Option("--database", help="Database of tables the DDL names without one."),
+        typer.Option(
+            "--database", metavar="NAME", help="Database of tables the DDL names without one."
+        ),
     ] = None,
     tables: Annotated[
         Optional[str],  # noqa: UP045
-        typer.Option("--tables", help="Only tables whose db.table (or schema.table) matches."),
+        typer.Option(
+            "--tables",
+            metavar="REGEX",
+            help="Only tables whose db.table (or schema.table) matches.",
+        ),
     ] = None,
     output: Annotated[
         Optional[Path],  # noqa: UP045
         typer.Option(
-            "--output", "-o", help="Write one <name>.yaml per contract into DIR (default: stdout)."
+            "--output",
+            "-o",
+            metavar="DIR",
+            help="Write one <name>.yaml per contract into DIR (default: stdout).",
         ),
     ] = None,
     output_format: Annotated[
