@@ -18,6 +18,7 @@ ROOT = Path(__file__).resolve().parent.parent
 BENCHMARKS = (
     ("benchmarks.formats_bench", [], None),
     ("benchmarks.diff_bench", [], None),
+    ("benchmarks.derive_bench", [], None),
     ("benchmarks.registry_bench", [], None),
     ("benchmarks.api_bench", [], "wrk"),
     ("benchmarks.spark_decode", [], "java"),

@@ -68,8 +68,7 @@ def derive(
         typer.Option(
             "--connector-option",
             metavar="KEY=VALUE",
-            help="A Debezium connector setting KEY=VALUE (repeatable), e.g. "
-            "decimal.handling.mode=string.",
+            help="A Debezium connector setting, e.g. decimal.handling.mode=string.",
         ),
     ] = None,
     debezium_version: Annotated[

@@ -259,8 +259,13 @@ class _Statement:
 
     def _create_table(self) -> None:
         start = self.where()
-        self.accept("IF", "NOT", "EXISTS")
+        if_not_exists = self.accept("IF", "NOT", "EXISTS")
         owner, name = self.catalog.owner_of(self.qualified())
+        if (owner, name) in self.catalog.tables:
+            if if_not_exists:  # the database leaves the existing table as it is
+                self.catalog.skipped["CREATE TABLE IF NOT EXISTS (exists)"] += 1
+                return
+            raise DdlError(f"CREATE TABLE {name}: the table already exists", start)
         if self.accept("LIKE") or (self.kind() == "L_PAREN" and self.up(1) == "LIKE"):
             self._create_like(owner, name, start)
             return

@@ -190,3 +190,10 @@ def test_other_statements_are_counted_not_applied() -> None:
     apply_sql(catalog, "INSERT INTO t VALUES (1); GRANT ALL ON *.* TO x; CREATE INDEX i ON t (a);")
     assert catalog.tables == {}
     assert sum(catalog.skipped.values()) == 3
+
+
+def test_create_table_of_an_existing_table() -> None:
+    (t,) = tables("CREATE TABLE t (a INT); CREATE TABLE IF NOT EXISTS t (b INT);")
+    assert [c.name for c in t.columns] == ["a"]  # IF NOT EXISTS leaves it as it is
+    with pytest.raises(InputError, match="test.sql:2: CREATE TABLE t: the table already exists"):
+        tables("CREATE TABLE t (a INT);\nCREATE TABLE t (b INT);")

@@ -291,3 +291,53 @@ def test_full_types_tables_derive_every_column(name: str) -> None:
     )
     (contract,) = result.contracts
     assert len(contract.columns) == len(result.tables[0].columns) > 20
+
+
+def test_envelope_from_a_message_copies_an_unbuilt_versions_envelope(tmp_path: Path) -> None:
+    """A version without a built-in envelope (1.5 here) is refused; with --envelope-from a
+    message of the connector, the envelope is copied exactly (the Flink 1.1.1 products
+    message serves for the customers table of the same connector)."""
+    from contracts.derive.envelopes import profile_from_message
+    from contracts.errors import InputError
+
+    sql = TUTORIAL_PRODUCTS + "CREATE TABLE customers (id INT PRIMARY KEY, email VARCHAR(255));"
+    found = tables(sql, "mysql", None)
+    request = DeriveRequest("debezium-json", "mysql", "dbserver1", {}, parse_version("1.5"))
+    with pytest.raises(InputError, match="no built-in envelope for Debezium 1.5"):
+        contracts_for(found, request)
+    message = FIXTURES / "debezium-json" / "flink-debezium-data-schema-include.txt"
+    copied = DeriveRequest(
+        "debezium-json", "mysql", "dbserver1", {}, parse_version("1.5"), envelope_from=message
+    )
+    contracts = {c.name: c for c in contracts_for(found, copied).contracts}
+    embedded, _ = _embedded(message)
+    derived = get_format("debezium-json").derive(contracts["dbserver1.inventory.products"]).value
+    assert derived == embedded
+    customers = get_format("debezium-json").derive(contracts["dbserver1.inventory.customers"])
+    assert customers.value.require_field("source") == embedded.require_field("source")
+    assert profile_from_message(message).layout == tuple(embedded.field_names())
+
+
+@pytest.mark.parametrize(
+    ("sql", "options", "expected"),
+    [
+        # AbstractRecordsProducerTest.schemasAndValuesForStringTypesWithSourceColumnTypeInfo
+        ("VARCHAR(2)", {"column.propagate.source.type": r"public\.t\.c"},
+         {"__debezium.source.column.type": "VARCHAR", "__debezium.source.column.length": "2",
+          "__debezium.source.column.scale": "0", "__debezium.source.column.name": "c"}),
+        # ...NumericTypesWithSourceColumnTypeInfo (decimal.handling.mode=double)
+        ("DECIMAL(3,2)", {"datatype.propagate.source.type": ".+\\.NUMERIC",
+                          "decimal.handling.mode": "double"},
+         {"__debezium.source.column.type": "NUMERIC", "__debezium.source.column.length": "3",
+          "__debezium.source.column.scale": "2", "__debezium.source.column.name": "c"}),
+        ("NUMERIC(4)", {"datatype.propagate.source.type": "NUMERIC", "decimal.handling.mode": "double"},
+         {"__debezium.source.column.type": "NUMERIC", "__debezium.source.column.length": "4",
+          "__debezium.source.column.scale": "0", "__debezium.source.column.name": "c"}),
+        ("TEXT", {"datatype.propagate.source.type": "VARCHAR"}, None),
+    ],
+)  # fmt: skip
+def test_source_type_parameters_only_when_propagated(
+    sql: str, options: dict[str, str], expected: dict[str, str] | None
+) -> None:
+    got = column(sql, "postgres", options)
+    assert (dict(got.parameters) if got.parameters else None) == expected
