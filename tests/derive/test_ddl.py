@@ -195,5 +195,5 @@ def test_other_statements_are_counted_not_applied() -> None:
 def test_create_table_of_an_existing_table() -> None:
     (t,) = tables("CREATE TABLE t (a INT); CREATE TABLE IF NOT EXISTS t (b INT);")
     assert [c.name for c in t.columns] == ["a"]  # IF NOT EXISTS leaves it as it is
-    with pytest.raises(InputError, match="test.sql:2: CREATE TABLE t: the table already exists"):
+    with pytest.raises(InputError, match=r"test\.sql:2: CREATE TABLE t: the table already exists"):
         tables("CREATE TABLE t (a INT);\nCREATE TABLE t (b INT);")
