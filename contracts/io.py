@@ -7,7 +7,8 @@ and files of concatenated Avro-binary messages (read by the format itself from r
 
 An input is a file path, or ``-`` for standard input; pipes, FIFOs and ``/dev/stdin`` are read
 as they come (what an earlier pass read, e.g. to detect the format, is kept and replayed). A
-UTF-8 byte order mark at the start of a file is skipped.
+UTF-8 byte order mark at the start of a file is skipped; gzip and zstd inputs are decompressed
+and UTF-16/32 text (with its byte order mark) decoded as they are read (:func:`decoded`).
 
 Every message carries ``where`` (``file:line``). A damaged message (a malformed, truncated or
 non-UTF-8 line, a kcat record whose payload is not JSON) is an :class:`InputError` naming the
@@ -21,6 +22,7 @@ from __future__ import annotations
 
 import codecs
 import csv
+import gzip
 import io
 import json
 import os
@@ -33,7 +35,7 @@ from typing import IO, Any, Final
 
 import orjson
 
-from contracts.errors import InputError
+from contracts.errors import InputError, reason_of
 from contracts.formats.base import Message
 from contracts.jsondoc import (
     check_depth,
@@ -103,7 +105,8 @@ def open_input(path: str | Path) -> IO[bytes]:
     if name == STDIN:
         stdin = sys.stdin.buffer
         # keyed by the object itself (held), not its id(), which a later object may reuse
-        return _replayable(("-", stdin), lambda: stdin, STDIN_NAME, owned=False).open()
+        replay = _replayable(("-", stdin), lambda: stdin, STDIN_NAME, owned=False).open()
+        return decoded(replay, STDIN_NAME)
     try:
         info = os.stat(name)
     except FileNotFoundError:
@@ -116,11 +119,123 @@ def open_input(path: str | Path) -> IO[bytes]:
         raise InputError("is a directory, not a file", name)
     try:
         if stat.S_ISREG(info.st_mode):
-            return open(name, "rb")
+            return decoded(open(name, "rb"), name)
         key = (name, info.st_dev, info.st_ino)
-        return _replayable(key, lambda: open(name, "rb"), name, owned=True).open()
+        return decoded(_replayable(key, lambda: open(name, "rb"), name, owned=True).open(), name)
     except OSError as err:
         raise InputError(f"cannot be read: {err.strerror or err}", name) from None
+
+
+# --- compressed and UTF-16/32 inputs, read transparently --------------------------------------
+
+GZIP_MAGIC: Final = b"\x1f\x8b"
+ZSTD_MAGIC: Final = b"\x28\xb5\x2f\xfd"
+#: Byte order marks of the encodings decoded to UTF-8 on the fly (the longer ones first).
+_UNICODE_BOMS: Final = (
+    (codecs.BOM_UTF32_LE, "utf-32"),
+    (codecs.BOM_UTF32_BE, "utf-32"),
+    (codecs.BOM_UTF16_LE, "utf-16"),
+    (codecs.BOM_UTF16_BE, "utf-16"),
+)
+ZSTD_MISSING: Final = (
+    "is zstd-compressed: install the zstandard package to read it (pip install zstandard), "
+    "or decompress it first (zstd -d)"
+)
+
+
+def decoded(handle: IO[bytes], name: str) -> IO[bytes]:
+    """``handle`` read as its plain bytes: a gzip or zstd stream is decompressed, UTF-16 or
+    UTF-32 text (with its byte order mark) becomes UTF-8, whatever the file's name.
+
+    zstd needs the optional ``zstandard`` package; without it the input is refused, saying
+    so. Damaged compressed data is an :class:`InputError` when reading reaches it."""
+    head = _peek(handle, 4)
+    if head.startswith(GZIP_MAGIC):
+        handle = _buffered(_Guarded(gzip.GzipFile(fileobj=handle, mode="rb"), handle, name, "gzip"))
+    elif head.startswith(ZSTD_MAGIC):
+        try:
+            import zstandard
+        except ImportError:
+            handle.close()
+            raise InputError(ZSTD_MISSING, name) from None
+        reader = zstandard.ZstdDecompressor().stream_reader(handle, read_across_frames=True)
+        handle = _buffered(_Guarded(reader, handle, name, "zstd"))
+    head = _peek(handle, 4)
+    for bom, encoding in _UNICODE_BOMS:
+        if head.startswith(bom):
+            return _buffered(_Guarded(_Transcoded(handle, encoding), handle, name, encoding))
+    return handle
+
+
+def _peek(handle: IO[bytes], size: int) -> bytes:
+    peek = getattr(handle, "peek", None)
+    return bytes(peek(size)[:size]) if peek is not None else b""
+
+
+def _buffered(raw: io.RawIOBase) -> IO[bytes]:
+    return io.BufferedReader(raw, buffer_size=CHUNK_BYTES)
+
+
+class _Transcoded:
+    """UTF-16 or UTF-32 text (byte order mark first) as UTF-8 bytes, decoded as it is read."""
+
+    def __init__(self, handle: IO[bytes], encoding: str) -> None:
+        self._handle = handle
+        self._decoder = codecs.getincrementaldecoder(encoding)("strict")
+        self._ended = False
+
+    def read(self, size: int) -> bytes:
+        out = b""
+        while not out and not self._ended:
+            data = self._handle.read(size)
+            self._ended = not data
+            out = self._decoder.decode(data, final=self._ended).encode("utf-8", "surrogatepass")
+        return out
+
+    def close(self) -> None:
+        self._handle.close()
+
+
+class _Guarded(io.RawIOBase):
+    """A decoding reader whose failures (damaged or cut-short data) are one
+    :class:`InputError` naming the input, not a library's exception."""
+
+    def __init__(self, inner: Any, handle: IO[bytes], name: str, what: str) -> None:
+        self._inner = inner
+        self._handle = handle
+        self._name = name
+        self._what = what
+        self._pending = b""
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        if not self._pending:
+            try:
+                self._pending = bytes(self._inner.read(len(buffer)))
+            except InputError:
+                raise
+            except Exception as err:  # the decoder's own error family (zlib, zstandard, codecs)
+                raise InputError(_damage(self._what, err), self._name) from None
+        size = min(len(buffer), len(self._pending))
+        buffer[:size] = self._pending[:size]
+        self._pending = self._pending[size:]
+        return size
+
+    def close(self) -> None:
+        if not self.closed:
+            self._inner.close()
+            self._handle.close()
+        super().close()
+
+
+def _damage(what: str, err: BaseException) -> str:
+    if isinstance(err, UnicodeDecodeError):
+        return f"is not {what.upper()} text at decoded byte {err.start}: {err.reason}"
+    if isinstance(err, EOFError):
+        return f"the {what} data is cut short (the file ends inside it)"
+    return f"the {what} data is damaged: {reason_of(err)}"
 
 
 #: How many bytes of a one-time input (standard input, a pipe) are kept for later passes.
@@ -677,16 +792,48 @@ def read_messages(
         yield from reader(path, on_error)
 
 
+#: Where SQL DDL is refused: a file in it is a table definition, not messages.
+SQL_DDL_HINT: Final = (
+    "this looks like SQL DDL; derive a contract with `cdc-contracts derive --from-ddl FILE`"
+)
+_SQL_HEAD: Final = re.compile(
+    rb"\A(?:\s+|--[^\n]*(?:\n|\Z)|/\*.*?\*/)*"
+    rb"(?:(?:CREATE|ALTER|DROP|COMMENT\s+ON)\s+\w|(?:SET|USE)\s+[^,\n]*;)",
+    re.IGNORECASE | re.DOTALL,
+)
+#: How much of an input sniffing looks at.
+SNIFF_BYTES: Final = 4096
+
+
 def sniff_kind(path: str | Path) -> str:
-    """Guess a file's input kind from its first bytes: avro, json or csv."""
+    """Guess an input's kind from its first bytes (decompressed and decoded, see
+    :func:`decoded`): avro, json or csv. kcat's ``%`` status lines are passed over; SQL DDL
+    (or a ``.sql``/``.ddl`` file that is not JSON) is refused, naming the command that reads it."""
     p = Path(path)
     with open_input(path) as handle:
-        head = handle.read(512).removeprefix(BOM)
+        head = handle.read(SNIFF_BYTES).removeprefix(BOM)
     if head.startswith(b"Obj\x01") or p.suffix in (".avro", ".bin"):
         return "avro"
-    stripped = head.lstrip()
+    stripped = _past_status_lines(head)
+    if not stripped and head.strip():  # status lines only: a kcat capture with no messages
+        return "json"
     if stripped[:1] in (b"{", b"[") or stripped.startswith(b"null"):
         return "json"
+    if _SQL_HEAD.match(head) or p.suffix.lower() in (".sql", ".ddl"):
+        raise InputError(SQL_DDL_HINT, input_name(path))
     if p.suffix == ".csv" or b"," in head:
         return "csv"
     return "json"
+
+
+def _past_status_lines(head: bytes) -> bytes:
+    """``head`` from its first line that is neither blank nor a kcat ``%`` status line."""
+    pos = 0
+    while True:
+        rest = head[pos:].lstrip()
+        if not _is_status_line(rest):
+            return rest
+        cut = rest.find(b"\n")
+        if cut < 0:
+            return b""
+        pos = len(head) - len(rest) + cut + 1

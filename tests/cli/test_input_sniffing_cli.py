@@ -1,0 +1,149 @@
+"""What the CLI makes of inputs that are not plain UTF-8 JSON or CSV (issue #27 item 2): a kcat
+capture with its ``%`` status lines, gzip/zstd files and standard input, UTF-16/32 text, SQL
+DDL; through the real CLI on real files."""
+
+from __future__ import annotations
+
+import gzip
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from test_formats_cli import ROOT, SCRIPT, run
+
+KCAT = ROOT / "tests/fixtures/debezium-json/postgres-orders.kcat.jsonl"
+SUMMARY = (
+    "normalized 7 messages: 5 change events, control records: message 1, tombstone 1, "
+    "bad messages: 0"
+)
+
+
+def kcat_capture(tmp_path: Path) -> Path:
+    """kcat's output with its standard error captured too: ``%`` lines around the records."""
+    path = tmp_path / "orders.txt"
+    path.write_bytes(
+        b"% Auto-selecting Consumer mode (use -P or -C to override)\n"
+        + KCAT.read_bytes()
+        + b"% Reached end of topic pgserver1.public.orders [0] at offset 7\n"
+    )
+    return path
+
+
+def normalized(path: Path) -> tuple[int, bytes, str]:
+    done = run("normalize", path)
+    return done.code, done.out, done.err
+
+
+def test_a_kcat_capture_with_status_lines_is_kcat_json_not_csv(tmp_path: Path) -> None:
+    path = kcat_capture(tmp_path)
+    inferred = run("infer", path, "--name", "orders", "-o", "-")
+    assert inferred.code == 0, inferred.err
+    assert b"format: debezium-json" in inferred.out
+    code, out, err = normalized(path)
+    assert (code, err.strip().splitlines()[-1]) == (0, SUMMARY)
+    assert out == normalized(KCAT)[1]
+
+
+def test_gzip_and_utf16_inputs_are_read_as_the_plain_file(tmp_path: Path) -> None:
+    plain = kcat_capture(tmp_path)
+    want = normalized(plain)[1]
+    text = plain.read_text("utf-8")
+    variants = {
+        "orders.txt.gz": gzip.compress(plain.read_bytes()),
+        "orders-16le.txt": text.encode("utf-16"),  # BOM first, little-endian
+        "orders-16be.txt": b"\xfe\xff" + text.encode("utf-16-be"),
+        "orders-32.txt": text.encode("utf-32"),
+        "orders-16.gz": gzip.compress(text.encode("utf-16")),
+    }
+    for name, data in variants.items():
+        path = tmp_path / name
+        path.write_bytes(data)
+        code, out, err = normalized(path)
+        assert (code, out) == (0, want), (name, err)
+        assert err.strip().splitlines()[-1] == SUMMARY
+
+
+def test_gzip_on_standard_input_is_read_too() -> None:
+    done = subprocess.run(
+        [str(SCRIPT), "normalize", "-"],
+        input=gzip.compress(KCAT.read_bytes()),
+        capture_output=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == normalized(KCAT)[1]
+
+
+def test_a_damaged_gzip_file_is_one_error_after_what_it_could_read(tmp_path: Path) -> None:
+    data = gzip.compress(KCAT.read_bytes())
+    path = tmp_path / "cut.jsonl.gz"
+    path.write_bytes(data[: len(data) - 40])
+    code, _, err = normalized(path)
+    assert code == 2
+    assert f"error: {path}: the gzip data is cut short (the file ends inside it)" in err
+    assert "Traceback" not in err
+
+
+def test_utf16_that_does_not_decode_is_one_error(tmp_path: Path) -> None:
+    path = tmp_path / "odd.jsonl"
+    path.write_bytes(b"\xff\xfe" + '{"a": 1}\n'.encode("utf-16-le") + b"\x00\xdc")  # lone low
+    code, _, err = normalized(path)
+    assert code == 2
+    assert f"error: {path}: is not UTF-16 text" in err and "Traceback" not in err
+
+
+def test_zstd_is_read_when_zstandard_is_installed(tmp_path: Path) -> None:
+    zstandard = pytest.importorskip(
+        "zstandard", reason="zstandard not installed: zstd input not exercised here"
+    )
+    path = tmp_path / "orders.jsonl.zst"
+    path.write_bytes(zstandard.ZstdCompressor().compress(KCAT.read_bytes()))
+    assert normalized(path)[:2] == normalized(KCAT)[:2]
+
+
+def test_zstd_without_zstandard_says_to_install_it(tmp_path: Path) -> None:
+    path = tmp_path / "orders.jsonl.zst"
+    # a zstd frame header: the refusal is decided from the magic number, before any decoding
+    path.write_bytes(b"\x28\xb5\x2f\xfd" + b"\x00" * 16)
+    code = "import sys; sys.modules['zstandard'] = None; from cli.main import main; main()"
+    done = subprocess.run(
+        [sys.executable, "-c", code, "normalize", str(path)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=60,
+    )
+    assert done.returncode == 2
+    assert done.stderr == (
+        f"error: {path}: is zstd-compressed: install the zstandard package to read it "
+        "(pip install zstandard), or decompress it first (zstd -d)\n"
+    )
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        ("orders.sql", "-- the orders table\nCREATE TABLE orders (id INT PRIMARY KEY, n TEXT);\n"),
+        ("orders.txt", "/* dump */\nSET NAMES utf8mb4;\ncreate table orders (id int);\n"),
+        ("orders.ddl", "ALTER TABLE orders ADD COLUMN note TEXT, ADD COLUMN x INT;\n"),
+    ],
+)
+def test_sql_ddl_is_refused_naming_derive(tmp_path: Path, name: str, text: str) -> None:
+    path = tmp_path / name
+    path.write_text(text)
+    for args in (["infer", path, "--name", "orders"], ["normalize", path]):
+        done = run(*args)
+        assert (done.code, done.err) == (
+            2,
+            f"error: {path}: this looks like SQL DDL; derive a contract with "
+            "`cdc-contracts derive --from-ddl FILE`\n",
+        ), args
+
+
+def test_a_csv_header_named_like_a_keyword_is_still_csv(tmp_path: Path) -> None:
+    from contracts.io import sniff_kind
+
+    path = tmp_path / "rows.csv"
+    path.write_text("set,create,drop\n1,2,3\n")
+    assert sniff_kind(path) == "csv"
