@@ -329,24 +329,6 @@ def load_contract(path: str | Path) -> Contract:
 MAX_YAML_DEPTH: Final = 200
 
 
-class _DepthLimitedLoader(yaml.SafeLoader):
-    """The safe loader, refusing a document nested deeper than :data:`MAX_YAML_DEPTH`."""
-
-    _depth = 0
-
-    def compose_node(self, parent: yaml.Node | None, index: Any) -> yaml.Node | None:
-        self._depth += 1
-        try:
-            if self._depth > MAX_YAML_DEPTH:
-                mark = self.peek_event().start_mark  # type: ignore[no-untyped-call]
-                raise yaml.MarkedYAMLError(
-                    problem=f"nested deeper than {MAX_YAML_DEPTH} levels", problem_mark=mark
-                )
-            return super().compose_node(parent, index)
-        finally:
-            self._depth -= 1
-
-
 def parse_contract(text: str, source: str = "<contract>") -> Contract:
     """Validate a contract from YAML (or JSON) text; ``source`` names it in errors."""
     contract, node = parse_yaml_model(text, source, Contract)
@@ -371,15 +353,22 @@ def parse_yaml_model(
     Refused before the model sees the data: invalid YAML, a key given twice, an alias, a date
     that does not exist. Returns the model and the composed node tree (for later lines).
     """
+    loader = _SAFE_LOADER(text)
     try:
-        node = yaml.compose(text, Loader=_DepthLimitedLoader)
+        node = loader.get_single_node()
         _check_nodes(node, source, set(), error, kind)  # before building: aliases multiply work
-        data = yaml.load(text, Loader=_DepthLimitedLoader)
+        data = loader.construct_document(node) if node is not None else None
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
         line = f":{mark.line + 1}" if mark is not None else ""
         problem = getattr(err, "problem", None) or str(err)
+        if "maximum nesting depth" in problem:  # libyaml's own limit (1,000), beyond ours
+            problem = f"nested deeper than {MAX_YAML_DEPTH} levels"
         raise error(f"invalid YAML: {problem}", f"{source}{line}") from None
+    except RecursionError:  # the pure-Python composer (no libyaml) on a very deep document
+        raise error(f"invalid YAML: nested deeper than {MAX_YAML_DEPTH} levels", source) from None
+    finally:
+        loader.dispose()
     if not isinstance(data, dict):
         raise error(f"a {kind} must be a YAML mapping", f"{source}:1")
     try:
@@ -431,11 +420,13 @@ def _check_nodes(
     met: set[int],
     error: type[ContractsError] = ContractFileError,
     kind: str = "contract file",
+    depth: int = 1,
 ) -> None:
-    """Refuse a key given twice in one mapping (YAML keeps the last one without a word), an
-    alias (a collection met twice: the file is a tree, and nested aliases would make every walk
-    of it exponential: a 500-byte file, minutes) and a date that does not exist (the YAML
-    library raises a bare ValueError for ``2026-13-01``)."""
+    """Refuse a document nested deeper than :data:`MAX_YAML_DEPTH`, a key given twice in one
+    mapping (YAML keeps the last one without a word), an alias (a collection met twice: the
+    file is a tree, and nested aliases would make every walk of it exponential: a 500-byte
+    file, minutes) and a date that does not exist (the YAML library raises a bare ValueError
+    for ``2026-13-01``)."""
     if isinstance(node, yaml.ScalarNode) and node.tag == _TIMESTAMP:
         try:
             _TIMESTAMPS.construct_yaml_timestamp(node)
@@ -445,14 +436,15 @@ def _check_nodes(
             ) from None
     if not isinstance(node, yaml.MappingNode | yaml.SequenceNode):
         return
+    where = f"{source}:{node.start_mark.line + 1}"
+    if depth > MAX_YAML_DEPTH:
+        raise error(f"invalid YAML: nested deeper than {MAX_YAML_DEPTH} levels", where)
     if id(node) in met:
-        raise error(
-            f"YAML aliases are not allowed in a {kind}", f"{source}:{node.start_mark.line + 1}"
-        )
+        raise error(f"YAML aliases are not allowed in a {kind}", where)
     met.add(id(node))
     if isinstance(node, yaml.SequenceNode):
         for item in node.value:
-            _check_nodes(item, source, met, error, kind)
+            _check_nodes(item, source, met, error, kind, depth + 1)
         return
     seen: dict[str, int] = {}
     for key, value in node.value:
@@ -464,10 +456,12 @@ def _check_nodes(
             )
         if isinstance(key, yaml.ScalarNode):
             seen[key.value] = line
-        _check_nodes(value, source, met, error, kind)
+        _check_nodes(value, source, met, error, kind, depth + 1)
 
 
 _TIMESTAMP: Final = "tag:yaml.org,2002:timestamp"
+#: The safe loader, composed once per document (libyaml's when installed).
+_SAFE_LOADER: Final[Any] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _TIMESTAMPS: Final = yaml.constructor.SafeConstructor()
 
 

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from typing import Any
 
@@ -170,14 +170,23 @@ class ExceptionSet:
 
     exceptions: tuple[ChangeException, ...] = ()
     on: date | None = None
+    _by_rule: dict[tuple[str, str], list[ChangeException]] = field(
+        init=False, repr=False, compare=False
+    )
+    _day: date = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        # a check of 500 contracts asks once per finding: look up by contract and rule
+        object.__setattr__(self, "_by_rule", _by_rule(self.exceptions))
+        object.__setattr__(self, "_day", self.on or today())
 
     def waiver(self, contract: str, finding: Finding) -> Waiver | None:
         """The exception covering ``finding`` of ``contract``, as a :class:`Waiver`, or None."""
-        day = self.on or today()
-        found = [e for e in self.exceptions if e.covers(contract, finding)]
+        candidates = self._by_rule.get((contract, finding.rule), ())
+        found = [e for e in candidates if e.covers(contract, finding)]
         if not found:
             return None
-        return min(found, key=lambda e: e.expired(day)).waiver(day)
+        return min(found, key=lambda e: e.expired(self._day)).waiver(self._day)
 
     def __bool__(self) -> bool:
         return bool(self.exceptions)
@@ -212,14 +221,25 @@ def unmatched(
     """The exceptions that cover none of ``findings`` (``(contract, finding)`` pairs, waived
     ones included). ``contracts`` limits the question to exceptions about those contracts
     (``diff`` compares one contract; the others' exceptions are not its business)."""
-    pairs = list(findings)
+    by_rule: dict[tuple[str, str], list[Finding]] = {}
+    for name, f in findings:
+        by_rule.setdefault((name, f.rule), []).append(f)
     wanted = set(contracts) if contracts is not None else None
     return [
         e
         for e in exceptions
         if (wanted is None or e.contract in wanted)
-        and not any(e.covers(name, f) for name, f in pairs)
+        and not any(e.covers(e.contract, f) for f in by_rule.get((e.contract, e.rule), ()))
     ]
+
+
+def _by_rule(
+    exceptions: Iterable[ChangeException],
+) -> dict[tuple[str, str], list[ChangeException]]:
+    out: dict[tuple[str, str], list[ChangeException]] = {}
+    for e in exceptions:
+        out.setdefault((e.contract, e.rule), []).append(e)
+    return out
 
 
 def unmatched_text(exception: ChangeException, on: date | None = None) -> str:
