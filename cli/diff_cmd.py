@@ -59,6 +59,7 @@ OutputFormatOpt = Annotated[
     OutputFormat | None,
     typer.Option(
         "--output-format",
+        metavar="FORMAT",
         help="What to write: text, json, github (annotations), junit, markdown, sarif "
         "(GitHub code scanning) or gitlab (Code Quality) [default: the configuration's "
         "output_format, else text].",
@@ -196,6 +197,7 @@ def check(
         str | None,
         typer.Option(
             "--against",
+            metavar="BASELINE",
             help="Baseline: git:REF (e.g. git:origin/main) or 'registry' (with --url) "
             "[default: the configuration's against, else git:HEAD].",
         ),
@@ -222,7 +224,8 @@ def check(
         typer.Option(
             "--basic-auth",
             envvar="SCHEMA_REGISTRY_BASIC_AUTH",
-            help="USER:PASSWORD for the registry [default: the variable the configuration's "
+            metavar="USER:PASSWORD",
+            help="Credentials for the registry [default: the variable the configuration's "
             "registry.basic_auth_env names].",
         ),
     ] = None,
@@ -231,6 +234,7 @@ def check(
         typer.Option(
             "--bearer-token",
             envvar="SCHEMA_REGISTRY_BEARER_TOKEN",
+            metavar="TOKEN",
             help="Bearer token for the registry [default: the variable the configuration's "
             "registry.bearer_token_env names].",
         ),

@@ -26,12 +26,15 @@ def init(
     ] = Path("."),
     contracts: Annotated[
         str,
-        typer.Option("--contracts", help="The contracts directory, relative to DIRECTORY."),
+        typer.Option(
+            "--contracts", metavar="DIR", help="The contracts directory, relative to DIRECTORY."
+        ),
     ] = "contracts",
     from_registry: Annotated[
         str | None,
         typer.Option(
             "--from-registry",
+            metavar="URL",
             help="Pull the contracts registered in this Schema Registry into the contracts "
             "directory, and record its URL.",
         ),
@@ -41,7 +44,8 @@ def init(
         typer.Option(
             "--basic-auth",
             envvar="SCHEMA_REGISTRY_BASIC_AUTH",
-            help="USER:PASSWORD for --from-registry (never written to the file).",
+            metavar="USER:PASSWORD",
+            help="Credentials for --from-registry (never written to the file).",
         ),
     ] = None,
     bearer_token: Annotated[
@@ -49,6 +53,7 @@ def init(
         typer.Option(
             "--bearer-token",
             envvar="SCHEMA_REGISTRY_BEARER_TOKEN",
+            metavar="TOKEN",
             help="Bearer token for --from-registry (never written to the file).",
         ),
     ] = None,

@@ -25,7 +25,7 @@ CONFIG_HELP = (
 
 ConfigOpt = Annotated[
     Path | None,
-    typer.Option("--config", envvar="CDC_CONTRACTS_CONFIG", help=CONFIG_HELP),
+    typer.Option("--config", envvar="CDC_CONTRACTS_CONFIG", metavar="FILE", help=CONFIG_HELP),
 ]
 
 
