@@ -34,6 +34,9 @@ class Settings(BaseSettings):
     cors_origins: tuple[str, ...] = ()
     #: how long a listing read from an external registry is reused, in seconds
     catalog_ttl_seconds: float = Field(default=2.0, ge=0)
+    #: the project configuration (cdc-contracts.yaml) whose exceptions, fail_on and default
+    #: compatibility the API's gate applies, as ``check`` does; None: none
+    config_file: Path | None = None
 
     @property
     def embedded_registry(self) -> bool:

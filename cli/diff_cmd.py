@@ -23,6 +23,7 @@ from contracts.contract import CompatibilityLevel
 from contracts.errors import ContractsError, InputError
 
 if TYPE_CHECKING:
+    from cli.project_config import RegistryOptions
     from contracts.config import ProjectConfig
     from contracts.diff.report import Entry, Report
 
@@ -266,18 +267,12 @@ def check(
         if baseline.startswith("git:") and len(baseline) > 4:
             entries, skipped = _check_git(folder, baseline[4:], level, staged, gate)
         elif baseline == "registry":
-            registry_url = url or settings.registry.url
-            if not registry_url:
-                raise InputError(
-                    "--against registry needs --url URL (or SCHEMA_REGISTRY_URL, or "
-                    "registry.url in the configuration)",
-                    "--url",
-                )
-            auth = {
-                "basic_auth": basic_auth or settings.registry_secret("basic_auth"),
-                "bearer_token": bearer_token or settings.registry_secret("bearer_token"),
-            }
-            entries = _check_registry(folder, registry_url, auth, level, staged, gate)
+            from cli.project_config import registry_options
+
+            registry = registry_options(
+                settings, url, basic_auth, bearer_token, needed_by="--against registry"
+            )
+            entries = _check_registry(folder, registry, level, staged, gate)
             skipped = []
         else:
             raise InputError(f"unknown baseline {baseline!r}: use git:REF or registry", "--against")
@@ -335,8 +330,7 @@ def _check_git(
 
 def _check_registry(
     directory: Path,
-    url: str,
-    auth: dict[str, Any],
+    registry: RegistryOptions,
     level: CompatibilityLevel | None,
     staged: bool,
     gate: _Gate,
@@ -362,8 +356,7 @@ def _check_registry(
     if not texts:
         raise _no_contracts(directory, "the registry")
     items = [(shown[rel], load_bytes(data, shown[rel])) for rel, data in texts.items()]
-    strategy = gate.config.registry.subject_naming
-    baseline = RegistryBaseline(url, strategy, **{k: v for k, v in auth.items() if v})
+    baseline = RegistryBaseline(registry.url, registry.strategy, **registry.auth())
     try:
         return compare_with_history(items, baseline.previous_sides, level, **gate.judging())
     finally:

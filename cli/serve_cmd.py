@@ -9,6 +9,7 @@ from typing import Annotated, Any
 import typer
 
 from cli.common import refuse_under_a_file
+from cli.project_config import ConfigOpt
 
 
 class LogLevel(enum.StrEnum):
@@ -85,6 +86,7 @@ def serve(
         LogLevel, typer.Option(case_sensitive=False, help="server log level")
     ] = LogLevel.info,
     access_log: Annotated[bool, typer.Option("--access-log", help="log every request")] = False,
+    config: ConfigOpt = None,
 ) -> None:
     """Run uvicorn with the app from :func:`api.main.create_app` (uvloop and httptools when
     installed, as with ``uvicorn[standard]``)."""
@@ -98,6 +100,15 @@ def serve(
 
     from api.main import SETTINGS_ENV, create_app
     from api.settings import Settings
+    from cli.project_config import project_config
+
+    # cdc-contracts.yaml: its registry (unless a flag chose one), its contracts directory; the
+    # API's gate reads its exceptions, fail_on and compatibility from the file itself
+    project = project_config(config)
+    if registry_url is None and registry_db is None:
+        registry_url = project.registry.url
+    if contracts is None and project.contracts_dir is not None and project.contracts_dir.is_dir():
+        contracts = project.contracts_dir.resolve()
 
     values: dict[str, object] = {
         "host": host,
@@ -107,6 +118,7 @@ def serve(
         "api_key_env": api_key_env,
         "read_requires_key": read_requires_key,
         "cors_origins": tuple(cors_origin or ()),
+        "config_file": project.path.resolve() if project.path is not None else None,
     }
     if registry_db is not None:
         values["registry_db"] = registry_db
