@@ -96,6 +96,16 @@ class _Gate:
     fail_on: FailOn
 
     @classmethod
+    def bare(cls, output_format: OutputFormat | None, output: Path | None) -> _Gate | None:
+        """The flags alone, for reporting an error met before the configuration was read
+        (a bad cdc-contracts.yaml still gets one error in the format the flags ask for)."""
+        from contracts.config import ProjectConfig
+
+        if output_format is None:
+            return None
+        return cls(ProjectConfig(), output_format, output, FailOn.breaking)
+
+    @classmethod
     def of(
         cls,
         config_path: Path | None,
@@ -181,7 +191,7 @@ def diff(
         notices = unmatched_notices([entry], settings.exceptions, contracts=[entry.label])
         report = Report([entry], fail_on=gate.fail_on.value, notices=notices)
     except ContractsError as err:
-        _fail(_unusable(err), gate, ".")
+        _fail(_unusable(err), gate or _Gate.bare(output_format, output), ".")
     _emit(report, gate)
 
 
@@ -281,7 +291,7 @@ def check(
             entries, fail_on=gate.fail_on.value, against=baseline, skipped=skipped, notices=notices
         )
     except ContractsError as err:
-        _fail(_unusable(err), gate, shown_dir)
+        _fail(_unusable(err), gate or _Gate.bare(output_format, output), shown_dir)
     _emit(report, gate)
 
 

@@ -438,3 +438,13 @@ def test_init_from_registry_pulls_the_registered_contracts(
         registry_url,
     )
     assert refused.code == 2 and "already holds contract files" in refused.err
+
+
+def test_a_bad_configuration_is_one_error_in_the_format_asked_for(repo: Path) -> None:
+    config = configure(repo, "colour: red\n")
+    result = check("--output-format", "sarif")
+    assert result.code == 2
+    (note,) = valid_sarif(result.text)["runs"][0]["invocations"][0]["toolExecutionNotifications"]
+    location = note["locations"][0]["physicalLocation"]
+    assert location["artifactLocation"]["uri"] == CONFIG_NAME
+    assert location["region"]["startLine"] == line_of(config, "colour")
