@@ -182,7 +182,7 @@ def contract_part(contract: Contract, part: Part) -> ConnectSchema:
     if part == "key":
         key = _derived_key(contract)
         if key is None:
-            raise SchemaError(f"contract {contract.name!r} has no key", "key")
+            raise SchemaError(_no_key(contract), "key")
         return key
     if part == "value":
         return _derive(contract).value
@@ -200,6 +200,16 @@ def contract_avro(contract: Contract, part: Literal["key", "value"]) -> Any:
     if part == "value":
         return connect_to_avro(_derive(contract).value)
     raise SchemaError(f"unknown part {part!r} (expected key or value)")
+
+
+def _no_key(contract: Contract) -> str:
+    """Why a contract has no key schema, and what to do about it."""
+    if not contract.key:
+        return (
+            f"contract {contract.name!r} has no key columns (its sample messages carried no "
+            "Kafka key): list the table's primary key in the contract, e.g. key: [id]"
+        )
+    return f"{contract.format} messages carry no Kafka key, so contract {contract.name!r} has no key schema"
 
 
 def _derived_key(contract: Contract) -> ConnectSchema | None:
