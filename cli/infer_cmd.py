@@ -9,6 +9,7 @@ it is and the next one is read: nothing after it is lost.
 
 from __future__ import annotations
 
+import re
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -29,7 +30,8 @@ from cli.common import (
 )
 
 if TYPE_CHECKING:
-    from contracts.formats.base import Inference, Message
+    from contracts.errors import ContractsError
+    from contracts.formats.base import Inference, Message, Violation
     from contracts.pipeline import Report, Stream
 
 Files = Annotated[
@@ -74,11 +76,63 @@ def _err(line: str) -> None:
     sys.stderr.write(line + "\n")
 
 
-def _new_report() -> Report:
-    """A report that prints each unusable input (a damaged message, a missing file) at once."""
+#: How many errors with the same text (wherever they are) are printed before the rest are
+#: only counted: a wrong ``--format`` must not print thousands of identical lines.
+COLLAPSE_AFTER: Final = 10
+_NUMBER: Final = re.compile(r"\d+")
+
+
+class _ErrorLines:
+    """Error lines written as they come, collapsing repeats: after :data:`COLLAPSE_AFTER`
+    lines with the same text apart from their ``file:line``, the rest are counted, and
+    :meth:`finish` says how many were not shown (the report keeps them all)."""
+
+    def __init__(self, write: Any) -> None:
+        self._write = write
+        self._seen: dict[str, int] = {}
+        self._first: dict[str, str] = {}
+
+    def add(self, text: str, line: str) -> None:
+        """Write ``line`` unless it is one more of a kind already shown enough: ``text`` is
+        what it says without its ``file:line`` (numbers in it, often lines, are ignored)."""
+        key = _NUMBER.sub("N", text)
+        count = self._seen[key] = self._seen.get(key, 0) + 1
+        self._first.setdefault(key, text)
+        if count <= COLLAPSE_AFTER:
+            self._write(line + "\n")
+
+    def problem(self, problem: Violation) -> None:
+        self.add(f"{problem.path}: {problem.message}", f"error: {problem.one_line()}")
+
+    def unusable(self, err: ContractsError) -> None:
+        from contracts.pipeline import split_location
+
+        path, what = split_location(err.where)[1], " ".join(err.what.split())
+        self.add(f"{path}: {what}" if path else what, error_line(err))
+
+    def finish(self, stream: Stream, files: list[Path], explicit: bool) -> None:
+        """One line per collapsed kind of error, naming the format the input looks like when
+        the run's format was given (not detected) and detection finds another one."""
+        hidden = [(key, n - COLLAPSE_AFTER) for key, n in self._seen.items() if n > COLLAPSE_AFTER]
+        if not hidden:
+            return
+        hint = ""
+        if explicit:
+            from contracts.pipeline import looks_like
+
+            found = looks_like(files)
+            if found is not None and found != stream.format.name:
+                hint = f"; the input looks like {found}, not {stream.format.name}"
+        for key, count in hidden:
+            self._write(f"… {count} more like this ({self._first[key]}){hint}\n")
+
+
+def _new_report(lines: _ErrorLines) -> Report:
+    """A report that prints each unusable input (a damaged message, a missing file) and each
+    bad message at once, through ``lines``."""
     from contracts.pipeline import Report
 
-    return Report(on_unusable=lambda err: _err(error_line(err)))
+    return Report(on_unusable=lines.unusable, on_problem=lines.problem)
 
 
 def _unusable_note(report: Report) -> str:
@@ -133,8 +187,8 @@ def infer(
             raise InputError(err.what, "--name") from None
     guard_output_file(output, files, "--output")
     stream = open_stream(files, format, wrap=_progress)
-    report = _new_report()
-    report.on_problem = lambda problem: _err(f"error: {problem.one_line()}")
+    lines = _ErrorLines(sys.stderr.write)
+    report = _new_report(lines)
     result = infer_stream(
         stream, InferOptions(name=name, infer_types=infer_types, topic=topic), report=report
     )
@@ -149,6 +203,7 @@ def infer(
     elif is_stdout(output):
         write_output(text, None)
     _report_inference(stream.format.name, result, output, named_after)
+    lines.finish(stream, files, format not in (None, "auto"))
     if report.unusable or report.bad_messages:
         left_out = [_unusable_note(report), _bad_note(report)]
         _err(
@@ -265,10 +320,16 @@ def validate(
 
     loaded = load_contract(contract)
     stream = open_stream(files, loaded.format, wrap=_progress, empty_hint=_empty_hint(allow_empty))
-    report = _new_report()
+    lines = _ErrorLines(sys.stderr.write)
+    report = _new_report(lines)
+    report.on_problem = None  # violations are the command's output, on stdout
+    shown = _ErrorLines(sys.stdout.write)
     for violation in validate_stream(stream, loaded, report=report, max_errors=max_errors):
         if output_format is OutputMode.text:
-            sys.stdout.write(violation.one_line() + "\n")
+            shown.add(f"{violation.path}: {violation.message}", violation.one_line())
+    sys.stdout.flush()
+    shown.finish(stream, files, True)
+    lines.finish(stream, files, True)
     if output_format is OutputMode.json:
         print_json(
             {
@@ -342,13 +403,15 @@ def normalize(
         wrap=_progress,
         empty_hint=_empty_hint(allow_empty),
     )
-    report = _new_report()
+    lines = _ErrorLines(sys.stderr.write)
+    report = _new_report(lines)
     if output is not None and not is_stdout(output):
         with open_output(output) as sink:
             _write_events(stream, loaded, report, max_errors, sink)
     else:
         _write_events(stream, loaded, report, max_errors, sys.stdout.buffer)
         sys.stdout.flush()
+    lines.finish(stream, files, loaded is not None or format not in (None, "auto"))
     _report_normalize(report)
     raise typer.Exit(report.exit_code)
 
@@ -358,7 +421,6 @@ def _write_events(
 ) -> None:
     from contracts.pipeline import normalize_lines
 
-    report.on_problem = lambda problem: _err(f"error: {problem.one_line()}")
     write = sink.write
     for line in normalize_lines(stream, contract, report=report, max_errors=max_errors):
         write(line)

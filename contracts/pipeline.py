@@ -270,6 +270,17 @@ def _detect(paths: Sequence[str | Path], kind: str, empty_hint: str | None) -> F
     return formats_reading(kind)[0]
 
 
+def looks_like(paths: Sequence[str | Path]) -> str | None:
+    """What detection makes of the first input: a format name, ``SQL DDL``, or None when it
+    finds nothing sure (an error message's hint, never a decision)."""
+    from contracts.io import SQL_DDL_HINT
+
+    try:
+        return _detect(paths[:1], input_kind(paths[:1]), None).name
+    except ContractsError as err:
+        return "SQL DDL" if err.what == SQL_DDL_HINT else None
+
+
 #: What :func:`contracts.formats.detect_format` says of an input without messages.
 NO_MESSAGES: Final = "no messages to detect a format from"
 

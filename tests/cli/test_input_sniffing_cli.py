@@ -5,6 +5,7 @@ DDL; through the real CLI on real files."""
 from __future__ import annotations
 
 import gzip
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -147,3 +148,55 @@ def test_a_csv_header_named_like_a_keyword_is_still_csv(tmp_path: Path) -> None:
     path = tmp_path / "rows.csv"
     path.write_text("set,create,drop\n1,2,3\n")
     assert sniff_kind(path) == "csv"
+
+
+# --- a wrong --format: identical errors collapse, naming the format the input looks like ------
+
+CANAL = ROOT / "tests/fixtures/canal-json/dts-ddl.json"
+DEBEZIUM_CONTRACT = ROOT / "tests/fixtures/debezium-json/flink.expected.yaml"
+OP_ERROR = "$.payload.op: unknown op code None (expected c, u, d, r, t or m)"
+
+
+def canal_messages(tmp_path: Path, count: int) -> Path:
+    path = tmp_path / "canal.jsonl"
+    one = b" ".join(CANAL.read_bytes().split()) + b"\n"  # one document per line
+    path.write_bytes(one * count)
+    return path
+
+
+def test_a_wrong_format_prints_ten_errors_and_one_line_for_the_rest(tmp_path: Path) -> None:
+    path = canal_messages(tmp_path, 300)
+    done = run("normalize", path, "--format", "debezium-json")
+    assert done.code == 1
+    lines = done.err.splitlines()
+    assert lines[:10] == [f"error: {path}:{i}: {OP_ERROR}" for i in range(1, 11)]
+    assert lines[10:] == [
+        f"… 290 more like this ({OP_ERROR}); the input looks like canal-json, not debezium-json",
+        "normalized 300 messages: 0 change events, control records: none, bad messages: 300",
+    ]
+
+
+def test_identical_errors_of_a_detected_format_collapse_without_a_hint(tmp_path: Path) -> None:
+    path = canal_messages(tmp_path, 12)
+    done = run("normalize", path)  # detected canal-json: DDL messages are control records
+    assert done.code == 0 and "more like this" not in done.err
+    broken = tmp_path / "broken.jsonl"
+    broken.write_bytes(b'{"a": \n' * 15)
+    done = run("normalize", broken, "--format", "canal-json")
+    assert done.code == 2
+    # numbers in the text (here the next line's) do not make errors different; the last one is
+    assert sum(line.startswith("error:") for line in done.err.splitlines()) == 11
+    assert "… 4 more like this (truncated JSON: the document is cut off before line 2" in done.err
+    assert "looks like" not in done.err  # detection finds no format in it
+
+
+def test_validate_collapses_its_text_output_but_json_keeps_every_problem(tmp_path: Path) -> None:
+    path = canal_messages(tmp_path, 40)
+    text = run("validate", DEBEZIUM_CONTRACT, path)
+    shown = text.out.decode().splitlines()
+    assert text.code == 1 and len(shown) == 11
+    assert shown[10].startswith("… 30 more like this (")
+    assert shown[10].endswith("; the input looks like canal-json, not debezium-json")
+    as_json = run("validate", DEBEZIUM_CONTRACT, path, "--output-format", "json")
+    problems = json.loads(as_json.out)["problems"]
+    assert as_json.code == 1 and len(problems) == 40 and "more like this" not in as_json.err
