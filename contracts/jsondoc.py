@@ -36,8 +36,11 @@ for _open in b"[{":
     _STEP[_open] = 1
 for _close in b"]}":
     _STEP[_close] = -1
-#: An integer literal that may lie outside :data:`INT_RANGE` (20 digits, or 19 and a sign).
-_LONG_INT: Final = re.compile(rb"\d{20}|-\d{19}")
+#: An integer literal that may lie outside :data:`INT_RANGE` is 20 digits, or 19 and a sign:
+#: looked for with every digit made ``0`` (a C-speed ``find``; a regex costs ~10x more).
+_ALL_DIGITS_ZERO: Final = bytes.maketrans(b"0123456789", b"0" * 10)
+_LONG_RUN: Final = b"0" * 20
+_LONG_NEGATIVE_RUN: Final = b"-" + b"0" * 19
 _NON_FINITE: Final = frozenset({"NaN", "Infinity", "-Infinity"})
 
 
@@ -76,7 +79,8 @@ def _exact_int(text: str) -> int:
 def check_integers(data: bytes, where: str) -> None:
     """Refuse an integer outside :data:`INT_RANGE` (only looked for when a long digit run is
     there, which is rare)."""
-    if _LONG_INT.search(data) is None:
+    digits = data.translate(_ALL_DIGITS_ZERO)
+    if _LONG_RUN not in digits and _LONG_NEGATIVE_RUN not in digits:
         return
     try:
         json.loads(data, parse_int=_exact_int)
