@@ -31,13 +31,21 @@ import base64
 import binascii
 import decimal
 import json
+import math
+import warnings
 from collections.abc import Mapping
 from typing import Any, Final
 
 from contracts.errors import SchemaError
 from contracts.logical import CONNECT_DEFAULT_DECIMAL_PRECISION, DECIMAL_NAME, PRECISION_PARAM
 from contracts.schema import MISSING, ConnectSchema, json_kind
-from contracts.translate.avro_model import NAME_RE, AvroNode, parse_avro
+from contracts.translate.avro_model import (
+    NAME_RE,
+    AvroNode,
+    default_fits,
+    loads_json,
+    parse_avro,
+)
 
 NAMESPACE: Final = "io.confluent.connect.avro"
 DEFAULT_SCHEMA_NAME: Final = "ConnectDefault"
@@ -104,14 +112,48 @@ SIMPLE_FROM_AVRO: Final[Mapping[str, str]] = {
 # ==============================================================================================
 
 
+class AvroDefaultWarning(UserWarning):
+    """A default was left out of a translation because it is not a value of its Avro type."""
+
+
 def connect_to_avro(schema: ConnectSchema) -> Any:
     """The Avro schema (JSON value) Confluent's AvroData derives from a Connect schema.
 
     Raises :class:`SchemaError` (with the Connect schema path) for schemas AvroData refuses:
     invalid Avro names, a Decimal without ``scale``, a Kafka logical name on the wrong base
-    type, or two different Connect schemas that map to the same Avro name.
+    type, two different Connect schemas that map to the same Avro name, or a NaN or infinite
+    default (no JSON text holds it). A field default that is not a value of the Avro type it
+    gets (e.g. non-null items for an array of optional values, whose union starts with
+    ``null``) is left out of the field, as AvroData does, with an :class:`AvroDefaultWarning`;
+    ``connect.default`` keeps it.
     """
-    return _ToAvro().convert(schema, None, "$", ignore_optional=False)
+    out = _ToAvro().convert(schema, None, "$", ignore_optional=False)
+    _drop_invalid_defaults(out)
+    return out
+
+
+def _drop_invalid_defaults(avro: Any) -> None:
+    """Remove the field defaults Avro's parser would refuse (AvroData catches the refusal and
+    writes the field without its default)."""
+    seen: set[int] = set()
+    stack = [parse_avro(avro)]
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        for f in node.fields or ():
+            if f.has_default and not default_fits(f.type, f.default) and f.raw is not None:
+                del f.raw["default"]
+                warnings.warn(
+                    f"{f.path}: default {json.dumps(f.default)[:80]} is not a value of the "
+                    "field's Avro type; the field is written without it, as AvroData does",
+                    AvroDefaultWarning,
+                    stacklevel=3,
+                )
+            stack.append(f.type)
+        stack.extend(n for n in (node.items, node.values) if n is not None)
+        stack.extend(node.branches or ())
 
 
 def _cache_key(schema: ConnectSchema) -> str:
@@ -154,7 +196,7 @@ class _ToAvro:
                 return _wrap_optional(schema, base, ignore_optional)
         else:
             base = {"type": AVRO_BASE_TYPES[schema.type]}
-            if schema.name is not None and schema.name.lower() == DECIMAL_NAME.lower():
+            if _is_decimal(schema):
                 scale, precision = _decimal_scale_precision(schema, path)
                 base["scale"] = scale
                 base["precision"] = precision
@@ -271,6 +313,9 @@ class _ToAvro:
         out: dict[str, Any] = {"type": "fixed", "name": short}
         _write_namespace(out, namespace, space)
         out["size"] = int(size_text)
+        if _is_decimal(schema):
+            # a fixed decimal is still a decimal: readers need its scale and precision
+            out["scale"], out["precision"] = _decimal_scale_precision(schema, path)
         return out
 
     def _map(self, schema: ConnectSchema, space: str | None, path: str) -> Any:
@@ -375,6 +420,10 @@ def _wrap_optional(schema: ConnectSchema, base: Any, ignore_optional: bool) -> A
     return [base, "null"] if _has_default(schema) else ["null", base]
 
 
+def _is_decimal(schema: ConnectSchema) -> bool:
+    return schema.name is not None and schema.name.lower() == DECIMAL_NAME.lower()
+
+
 def _is_fixed(schema: ConnectSchema) -> bool:
     return schema.name is not None and FIXED_SIZE_PARAM in schema.params
 
@@ -412,6 +461,10 @@ def _default_to_avro(schema: ConnectSchema, value: Any, path: str) -> Any:
             return value
         raise _bad_default(schema, value, path)
     if t in ("float", "double"):
+        if isinstance(value, float) and not math.isfinite(value):
+            raise SchemaError(
+                f"default {value} is not a JSON number (Avro's and Java's parsers refuse it)", path
+            )
         if isinstance(value, int | float) and not isinstance(value, bool):
             return value
         raise _bad_default(schema, value, path)
@@ -476,11 +529,16 @@ def _struct_default(schema: ConnectSchema, value: Any, path: str) -> Any:
     node: dict[str, Any] = {}
     for f in schema.fields or ():
         name = f.field or ""
-        converted = _default_to_avro(f, value.get(name), f"{path}.{name}")
+        member = value.get(name)
+        if member is None and _has_default(f):
+            member = f.default  # Connect's Struct.get: an unset member reads as its default
+        converted = _default_to_avro(f, member, f"{path}.{name}")
         if schema.name == UNION_NAME:
-            return converted
+            if converted is not None:
+                return converted
+            continue
         node[name] = converted
-    return node
+    return None if schema.name == UNION_NAME else node
 
 
 # ==============================================================================================
@@ -495,10 +553,7 @@ def avro_to_connect(avro: Any) -> ConnectSchema:
     the JSON path of anything malformed or untranslatable (recursive types, standalone null).
     """
     if isinstance(avro, str) and avro.lstrip().startswith(("{", "[", '"')):
-        try:
-            avro = json.loads(avro)
-        except json.JSONDecodeError as err:
-            raise SchemaError(f"invalid JSON: {err.msg}", f"line {err.lineno}") from None
+        avro = loads_json(avro, "Avro schema")
     return _to_connect(parse_avro(avro), force_optional=False, field_default=MISSING)
 
 
@@ -647,6 +702,8 @@ def _record_to_connect(node: AvroNode) -> dict[str, Any]:
 
 def _union_to_connect(node: AvroNode, *, force_optional: bool, field_default: Any) -> ConnectSchema:
     branches = node.branches or []
+    if len(branches) == 1:  # AvroData flattens a one-branch union to its branch
+        return _to_connect(branches[0], force_optional=force_optional, field_default=field_default)
     non_null = [b for b in branches if b.type != "null"]
     if len(branches) == 2 and len(non_null) == 1:
         return _to_connect(non_null[0], force_optional=True, field_default=MISSING)
@@ -703,7 +760,16 @@ def _read_metadata(node: AvroNode, b: dict[str, Any]) -> None:
 
 
 def _read_default(node: AvroNode, b: dict[str, Any], field_default: Any) -> None:
+    """The Connect default: the field's Avro default, else ``connect.default``; one that is not
+    a value of the Avro type is ignored (with an :class:`AvroDefaultWarning`), as AvroData
+    ignores it."""
     connect_default = node.props.get("connect.default", MISSING)
+    if field_default is not MISSING and not default_fits(node, field_default):
+        _ignored_default(node, field_default)
+        field_default = MISSING
+    if connect_default is not MISSING and not default_fits(node, connect_default):
+        _ignored_default(node, connect_default)
+        connect_default = MISSING
     value = field_default
     if field_default is MISSING:
         value = connect_default
@@ -714,12 +780,26 @@ def _read_default(node: AvroNode, b: dict[str, Any], field_default: Any) -> None
     b["default"] = _default_from_avro(node, value)
 
 
+def _ignored_default(node: AvroNode, value: Any) -> None:
+    warnings.warn(
+        f"{node.path}: default {json.dumps(value)[:80]} is not a value of its Avro type "
+        f"{node.type}; ignored, as AvroData ignores it",
+        AvroDefaultWarning,
+        stacklevel=5,
+    )
+
+
+def _is_avro_decimal(node: AvroNode) -> bool:
+    logical = node.logical_type
+    return node.type in ("bytes", "fixed") and logical is not None and logical.lower() == "decimal"
+
+
 def _read_name(node: AvroNode, b: dict[str, Any]) -> None:
     name = node.props.get("connect.name")
     if name is not None and not isinstance(name, str):
         raise SchemaError("connect.name must be a string", f"{node.path}.connect.name")
-    if name is None and node.type in ("record", "enum", "fixed"):
-        name = node.fullname
+    if name is None and node.type in ("record", "enum", "fixed") and not _is_avro_decimal(node):
+        name = node.fullname  # a fixed decimal is named Decimal whatever the fixed's own name
     if name is None or name.startswith(DEFAULT_SCHEMA_FULL_NAME):
         return
     if b.get("name") is not None and b["name"] != name:
@@ -744,7 +824,11 @@ def _default_from_avro(node: AvroNode, value: Any) -> Any:
         values = node.values
         return {k: _default_from_avro(values, v) for k, v in value.items()}
     if t == "record" and isinstance(value, dict):
-        return {f.name: _default_from_avro(f.type, value.get(f.name)) for f in node.fields or ()}
+        # a member the default leaves out takes the member's own default (Avro's rule)
+        return {
+            f.name: _default_from_avro(f.type, value.get(f.name, f.default))
+            for f in node.fields or ()
+        }
     if t == "union" and node.branches:
         first = node.branches[0]
         return None if first.type == "null" else _default_from_avro(first, value)

@@ -8,6 +8,8 @@ Named types used twice become the same :class:`AvroNode` instance; recursive typ
 
 from __future__ import annotations
 
+import json
+import math
 import re
 from dataclasses import dataclass, field
 from typing import Any, Final
@@ -33,6 +35,45 @@ _PRIMITIVE_RESERVED: Final = frozenset({"type"})
 NAME_RE: Final = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
+def loads_json(text: str | bytes, what: str = "JSON") -> Any:
+    """Parse JSON text as Java's parsers (Jackson, and so Avro and Confluent) read it.
+
+    ``NaN``, ``Infinity`` and ``-Infinity`` are not JSON and a number beyond a double's range
+    (``1e400``) has no JSON value: both are refused (:class:`SchemaError` with the line), where
+    Python's ``json`` would accept them and then write text no Java client can read.
+    """
+
+    def constant(word: str) -> Any:
+        raise SchemaError(f"{what} holds {word}, which is not a JSON number")
+
+    def number(token: str) -> float:
+        value = float(token)
+        if math.isinf(value):
+            raise SchemaError(f"{what} holds {token}, beyond the range of a double")
+        return value
+
+    try:
+        return json.loads(text, parse_constant=constant, parse_float=number)
+    except json.JSONDecodeError as err:
+        raise SchemaError(f"invalid {what}: {err.msg}", f"line {err.lineno}") from None
+
+
+def non_finite_path(value: Any, path: str = "$") -> str | None:
+    """The JSON path of the first NaN or infinite float inside a JSON-like value, if any
+    (such a value has no JSON text: Java's parsers refuse what Python would write for it)."""
+    stack: list[tuple[Any, str]] = [(value, path)]
+    while stack:
+        node, where = stack.pop()
+        if isinstance(node, float):
+            if not math.isfinite(node):
+                return where
+        elif isinstance(node, dict):
+            stack.extend((v, f"{where}.{k}") for k, v in node.items())
+        elif isinstance(node, list | tuple):
+            stack.extend((v, f"{where}[{i}]") for i, v in enumerate(node))
+    return None
+
+
 @dataclass(slots=True, eq=False)
 class AvroField:
     """One record field: its name, type, doc and default (``MISSING`` when absent)."""
@@ -42,6 +83,8 @@ class AvroField:
     doc: str | None
     default: Any
     path: str
+    #: the field's JSON object as given (so a caller can edit what it wrote)
+    raw: dict[str, Any] | None = None
 
     @property
     def has_default(self) -> bool:
@@ -78,15 +121,67 @@ class AvroNode:
         return value if isinstance(value, str) else None
 
 
-def parse_avro(obj: Any, path: str = "$") -> AvroNode:
-    """Parse an Avro schema from its JSON value, resolving named references."""
-    return _Parser().parse(obj, None, path)
+def parse_avro(obj: Any, path: str = "$", *, recursive: bool = False) -> AvroNode:
+    """Parse an Avro schema from its JSON value, resolving named references.
+
+    A NaN or infinite number anywhere in it is refused: it has no JSON text. A record that
+    refers to itself is refused unless ``recursive`` (then the reference is the record's own
+    node, and the graph has a cycle: walk it with care)."""
+    bad = non_finite_path(obj, path)
+    if bad is not None:
+        raise SchemaError("NaN and infinite numbers are not JSON: Avro's parsers refuse them", bad)
+    return _Parser(recursive).parse(obj, None, path)
+
+
+#: Avro's spellings of the non-finite float and double defaults (the spec allows them as text)
+FLOAT_WORDS: Final = frozenset({"NaN", "Infinity", "-Infinity"})
+_INT_RANGES: Final = {"int": (-(2**31), 2**31 - 1), "long": (-(2**63), 2**63 - 1)}
+
+
+def default_fits(node: AvroNode, value: Any) -> bool:
+    """Whether a JSON value is a valid default for an Avro type, by the rules of Avro's
+    ``Schema.isValidDefault``: a union's default is one of its first branch, a record's holds
+    every field without a default of its own, an enum's is one of its symbols."""
+    kind = node.type
+    if kind == "null":
+        return value is None
+    if kind == "boolean":
+        return isinstance(value, bool)
+    if kind in _INT_RANGES:
+        low, high = _INT_RANGES[kind]
+        return isinstance(value, int) and not isinstance(value, bool) and low <= value <= high
+    if kind in ("float", "double"):
+        if isinstance(value, str):
+            return value in FLOAT_WORDS
+        return isinstance(value, int | float) and not isinstance(value, bool)
+    if kind in ("string", "bytes", "fixed"):
+        return isinstance(value, str)
+    if kind == "enum":
+        return isinstance(value, str) and value in (node.symbols or ())
+    if kind == "array":
+        assert node.items is not None
+        items = node.items
+        return isinstance(value, list) and all(default_fits(items, v) for v in value)
+    if kind == "map":
+        assert node.values is not None
+        values = node.values
+        return isinstance(value, dict) and all(default_fits(values, v) for v in value.values())
+    if kind == "union":
+        branches = node.branches or []
+        return bool(branches) and default_fits(branches[0], value)
+    if kind == "record":
+        return isinstance(value, dict) and all(
+            default_fits(f.type, value[f.name]) if f.name in value else f.has_default
+            for f in node.fields or ()
+        )
+    return False
 
 
 class _Parser:
-    def __init__(self) -> None:
+    def __init__(self, recursive: bool = False) -> None:
         self.named: dict[str, AvroNode] = {}
         self.pending: set[str] = set()
+        self.recursive = recursive
 
     def parse(self, obj: Any, space: str | None, path: str) -> AvroNode:
         if isinstance(obj, str):
@@ -154,7 +249,10 @@ class _Parser:
             namespace=namespace,
             doc=_opt_str(obj, "doc", path),
         )
-        self.pending.add(node.fullname)
+        if self.recursive:
+            self.named[node.fullname] = node
+        else:
+            self.pending.add(node.fullname)
         raw_fields = obj.get("fields")
         if not isinstance(raw_fields, list):
             raise SchemaError("a record needs a 'fields' array", path)
@@ -181,6 +279,7 @@ class _Parser:
                     doc=_opt_str(raw, "doc", fpath),
                     default=raw.get("default", MISSING),
                     path=fpath,
+                    raw=raw,
                 )
             )
         node.fields = fields

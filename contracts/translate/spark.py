@@ -33,7 +33,7 @@ from contracts.logical import (
     lookup_or_warn,
 )
 from contracts.schema import ConnectSchema, json_kind
-from contracts.translate.avro_model import AvroNode, parse_avro
+from contracts.translate.avro_model import AvroNode, loads_json, parse_avro
 
 View = Literal["decoded", "wire"]
 
@@ -41,6 +41,8 @@ DATE_NAME: Final = "org.apache.kafka.connect.data.Date"
 MICRO_TIMESTAMP_NAME: Final = "io.debezium.time.MicroTimestamp"
 #: Spark's catalyst-type property on Avro int/long types (set by Spark's own Avro writer).
 CATALYST_TYPE_PROP: Final = "spark.sql.catalyst.type"
+#: Spark's own logical type: a long holding the unscaled value of decimal(precision, scale)
+CUSTOM_DECIMAL: Final = "custom-decimal"
 
 
 def struct_field(name: str, type_: Any, nullable: bool) -> dict[str, Any]:
@@ -128,10 +130,7 @@ def avro_to_spark(avro: Any) -> Any:
     than Spark's 38 digits raises :class:`SchemaError` (``from_avro`` fails on it too).
     """
     if isinstance(avro, str) and avro.lstrip().startswith(("{", "[", '"')):
-        try:
-            avro = json.loads(avro)
-        except json.JSONDecodeError as err:
-            raise SchemaError(f"invalid JSON: {err.msg}", f"line {err.lineno}") from None
+        avro = loads_json(avro, "Avro schema")
     type_, _nullable = _sql_type(parse_avro(avro))
     return type_
 
@@ -185,6 +184,10 @@ def _sql_type(node: AvroNode) -> tuple[Any, bool]:
             decimal_type = _avro_decimal(node)
             if decimal_type is not None:
                 return decimal_type, False
+        if t == "long" and logical == CUSTOM_DECIMAL:
+            custom = _custom_decimal(node)
+            if custom is not None:
+                return custom, False
         found = _AVRO_LOGICAL_SPARK.get((t, logical))
         if found is not None:
             return found, False
@@ -211,6 +214,18 @@ def _sql_union(node: AvroNode) -> tuple[Any, bool]:
         return "double", False
     fields = [struct_field(f"member{i}", _sql_type(b)[0], True) for i, b in enumerate(branches)]
     return {"type": "struct", "fields": fields}, False
+
+
+def _custom_decimal(node: AvroNode) -> str | None:
+    """Spark's own ``custom-decimal`` on a long (the unscaled value): decimal(p,s) when its
+    precision and scale are valid for Spark (0 < p <= 38, 0 <= s <= p), else None (a long)."""
+    precision, scale = node.props.get("precision"), node.props.get("scale")
+    if not all(isinstance(v, int) and not isinstance(v, bool) for v in (precision, scale)):
+        return None
+    assert isinstance(precision, int) and isinstance(scale, int)
+    if not 0 < precision <= MAX_SPARK_DECIMAL_PRECISION or not 0 <= scale <= precision:
+        return None
+    return f"decimal({precision},{scale})"
 
 
 def _avro_decimal(node: AvroNode) -> str | None:

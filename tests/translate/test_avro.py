@@ -452,3 +452,115 @@ def test_connect_to_avro_to_connect_round_trips(raw: dict[str, Any]) -> None:
     fastavro.parse_schema(out)
     assert avro_to_connect(out).to_json() == schema.to_json()
     assert avro_to_connect(json.dumps(out)).to_json() == schema.to_json()
+
+
+# --- #26 defects and #23.4 (nothing non-JSON) ------------------------------------------------
+
+
+def test_avrodata_fixed_decimal_keeps_scale_and_precision() -> None:
+    got = avro(
+        {
+            "type": "bytes",
+            "name": "org.apache.kafka.connect.data.Decimal",
+            "version": 1,
+            "parameters": {
+                "scale": "2",
+                "connect.decimal.precision": "10",
+                "connect.fixed.size": "5",
+            },
+        }
+    )
+    assert (got["type"], got["size"], got["scale"], got["precision"]) == ("fixed", 5, 2, 10)
+    assert got["logicalType"] == "decimal"
+
+
+def test_spark_written_fixed_decimal_reads_as_a_connect_decimal() -> None:
+    """Spark's toAvroType names a decimal's fixed ``<record>.<field>.fixed``: AvroData ignores it."""
+    spark_row = {
+        "type": "record",
+        "name": "topLevelRecord",
+        "fields": [
+            {
+                "name": "amount",
+                "type": [
+                    {
+                        "type": "fixed",
+                        "name": "fixed",
+                        "namespace": "topLevelRecord.amount",
+                        "size": 5,
+                        "logicalType": "decimal",
+                        "precision": 10,
+                        "scale": 2,
+                    },
+                    "null",
+                ],
+            }
+        ],
+    }
+    amount = avro_to_connect(spark_row).require_field("amount")
+    assert amount.name == "org.apache.kafka.connect.data.Decimal" and amount.optional
+    assert amount.params == {
+        "scale": "2",
+        "connect.decimal.precision": "10",
+        "connect.fixed.size": "5",
+    }
+
+
+def test_avrodata_one_branch_union_is_its_branch() -> None:
+    got = avro_to_connect(
+        {"type": "record", "name": "R", "fields": [{"name": "a", "type": ["long"]}]}
+    )
+    assert got.require_field("a").to_json() == {"type": "int64", "optional": False, "field": "a"}
+
+
+def test_struct_default_members_take_their_own_defaults_both_ways() -> None:
+    inner = {
+        "type": "struct",
+        "name": "db.Inner",
+        "optional": False,
+        "fields": [
+            {"type": "string", "optional": False, "default": "", "field": "time"},
+            {"type": "int32", "optional": False, "default": 0, "field": "cycle"},
+        ],
+        "default": {},
+        "field": "settlement",
+    }
+    f = only_field(avro(row(inner)))
+    assert f["default"] == {"time": "", "cycle": 0}
+
+
+def test_a_default_avro_cannot_hold_is_left_out_with_a_warning() -> None:
+    items = {"type": "string", "optional": True}
+    field = {"type": "array", "items": items, "optional": False, "default": ["a"], "field": "xs"}
+    with pytest.warns(UserWarning, match="written without it, as AvroData does"):
+        f = only_field(avro(row(field)))
+    assert "default" not in f and f["type"]["connect.default"] == ["a"]
+
+
+@pytest.mark.parametrize("value", [float("nan"), float("inf"), float("-inf")])
+def test_non_finite_defaults_are_refused_with_their_path(value: float) -> None:
+    field = {"type": "double", "optional": False, "default": value, "field": "x"}
+    with pytest.raises(SchemaError, match="not a JSON number") as info:
+        connect_to_avro(parse_connect(row(field)))
+    assert info.value.where == "$.fields[0].default"
+
+
+@pytest.mark.parametrize("text", ['{"type": "double", "default": NaN}', "[1e400]"])
+def test_avro_text_with_nan_or_overflow_is_refused(text: str) -> None:
+    with pytest.raises(SchemaError, match=r"NaN|beyond the range of a double"):
+        avro_to_connect(text)
+
+
+def test_contract_with_a_nan_default_is_refused_at_its_line() -> None:
+    from contracts.contract import parse_contract
+    from contracts.errors import ContractFileError
+
+    text = FIXTURE_CONTRACT.read_text()
+    line = text.count("\n") + 1
+    text += "  - {type: double, optional: false, default: .nan, field: ratio}\n"
+    with pytest.raises(ContractFileError, match="default nan is not a JSON number") as info:
+        parse_contract(text, "orders.yaml")
+    assert info.value.where == f"orders.yaml:{line}"
+
+
+FIXTURE_CONTRACT = Path(__file__).parent.parent / "fixtures" / "registry" / "orders.yaml"
