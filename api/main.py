@@ -100,10 +100,15 @@ def _data_version_watch(store: Any) -> Callable[[], bool]:
 
 
 def _mount_registry(app: FastAPI, store: Any, settings: Settings) -> None:
-    from api.registry.router import create_registry_router, install_registry_error_handlers
+    from api.registry.router import (
+        create_registry_router,
+        install_registry_error_handlers,
+        install_registry_root,
+    )
 
     app.include_router(create_registry_router(store, registry_access(settings)))
     install_registry_error_handlers(app)
+    install_registry_root(app)  # GET / with the registry's Accept: {} (the catalog page otherwise)
 
 
 def _registry_answer(path: str, status: int) -> Response | None:

@@ -138,11 +138,10 @@ FLOAT_WORDS: Final = frozenset({"NaN", "Infinity", "-Infinity"})
 _INT_RANGES: Final = {"int": (-(2**31), 2**31 - 1), "long": (-(2**63), 2**63 - 1)}
 
 
-def default_fits(node: AvroNode, value: Any) -> bool:
-    """Whether a JSON value is a valid default for an Avro type, by the rules of Avro's
-    ``Schema.isValidDefault``: a union's default is one of its first branch, a record's holds
-    every field without a default of its own, an enum's is one of its symbols."""
-    kind = node.type
+def scalar_default_fits(kind: str, value: Any, symbols: Any = ()) -> bool | None:
+    """Whether a JSON value is a valid default for a non-composite Avro type (``symbols``: an
+    enum's), by Avro's ``Schema.isValidDefault``; None for composite types (array, map, union,
+    record), which the caller walks."""
     if kind == "null":
         return value is None
     if kind == "boolean":
@@ -157,7 +156,18 @@ def default_fits(node: AvroNode, value: Any) -> bool:
     if kind in ("string", "bytes", "fixed"):
         return isinstance(value, str)
     if kind == "enum":
-        return isinstance(value, str) and value in (node.symbols or ())
+        return isinstance(value, str) and value in symbols
+    return None
+
+
+def default_fits(node: AvroNode, value: Any) -> bool:
+    """Whether a JSON value is a valid default for an Avro type, by the rules of Avro's
+    ``Schema.isValidDefault``: a union's default is one of its first branch, a record's holds
+    every field without a default of its own, an enum's is one of its symbols."""
+    kind = node.type
+    scalar = scalar_default_fits(kind, value, node.symbols or ())
+    if scalar is not None:
+        return scalar
     if kind == "array":
         assert node.items is not None
         items = node.items

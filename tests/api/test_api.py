@@ -214,6 +214,21 @@ def test_put_bad_bodies_are_422(client: httpx.Client, body: str, where: str) -> 
     assert where in (problem.get("where") or "")
 
 
+def test_put_non_json_default_is_422_at_its_line(client: httpx.Client) -> None:
+    """A `.nan` default cannot be written as JSON (Avro's Java parser refuses it): 422, located."""
+    data = orders(fresh_name())
+    data["columns"].append(
+        {"field": "ratio", "type": "double", "optional": True, "default": float("nan")}
+    )
+    body = yaml.safe_dump(data)
+    assert ".nan" in body
+    problem = assert_problem(put(client, data), 422)
+    assert "default nan is not a JSON number" in problem["detail"]
+    line = body.splitlines().index("- default: .nan") + 1
+    assert problem["where"] == f"request body:{line}"
+    assert client.get(f"/contracts/{data['name']}").status_code == 404
+
+
 def test_body_size_limit(client: httpx.Client) -> None:
     huge = "x" * (5 * 1024 * 1024)
     response = client.put("/contracts/x.big", content=huge, headers={"X-API-Key": API_KEY})

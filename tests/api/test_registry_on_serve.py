@@ -123,7 +123,7 @@ def test_registry_push_sends_the_key_as_basic_auth(server: Server) -> None:
     [
         ("GET", "/schemas", 404),
         ("GET", "/exporters", 404),
-        ("DELETE", "/mode", 405),
+        ("DELETE", "/schemas/types", 405),
         ("PATCH", "/subjects/x/versions", 405),
     ],
 )

@@ -66,7 +66,8 @@ def test_invalid_avro_is_refused_as_confluent_does(
     status, code, message = error_of(httpx.post(url, json={"schema": schema}, headers=CT))
     assert (status, code) == (422, 42201), message
     assert named in message
-    # a compatibility test and a lookup of it are refused the same way
+    # a compatibility test and a lookup of it (in a subject that exists) are refused the same way
+    httpx.post(url, json={"schema": '"string"'}).raise_for_status()
     lookup = httpx.post(f"{registry.url}/subjects/{unique}-value", json={"schema": schema})
     assert lookup.json()["error_code"] == 42201
 
@@ -108,14 +109,19 @@ def test_deeply_nested_schema_is_422_not_500(registry, unique: str) -> None:
 # --- #3: ids -------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("schema_id", ["9223372036854775808", "99999999999999999999", "-5", "1_0"])
-def test_impossible_schema_ids_are_40403_and_the_connection_survives(
-    registry, schema_id: str
+@pytest.mark.parametrize(
+    ("schema_id", "code"),
+    [("2147483648", 404), ("99999999999999999999", 404), ("1_0", 404), ("-5", 40403), ("0", 40403)],
+)
+def test_impossible_schema_ids_are_not_found_and_the_connection_survives(
+    registry, schema_id: str, code: int
 ) -> None:
+    """Text that is no 32-bit integer is HTTP 404 (as Confluent's integer path parameter
+    answers); an integer that names no schema is 40403."""
     with httpx.Client(base_url=registry.url) as http:
         for suffix in ("", "/schema", "/subjects", "/versions"):
             answer = http.get(f"/schemas/ids/{schema_id}{suffix}")
-            assert error_of(answer)[:2] == (404, 40403), suffix
+            assert error_of(answer)[:2] == (404, code), suffix
         assert http.get("/schemas/types").json() == ["AVRO"]  # same keep-alive connection
 
 
@@ -227,7 +233,54 @@ def test_head_and_unknown_paths(registry) -> None:
         assert head.headers["content-type"].startswith("application/vnd.schemaregistry")
         assert http.get("/contexts").json() == ["."]
         assert http.get("/nowhere").json() == {"error_code": 404, "message": "HTTP 404 Not Found"}
-        assert http.delete("/mode").json() == {
+        assert http.delete("/schemas/types").json() == {
             "error_code": 405,
             "message": "HTTP 405 Method Not Allowed",
         }
+
+
+# --- #23.4: nothing that is not JSON is stored ------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("schema", "named"),
+    [
+        ('{"type": "record", "name": "R", "fields": [{"name": "a", "type": "double", '
+         '"default": NaN}]}', "NaN"),
+        ('{"type": "record", "name": "R", "fields": [{"name": "a", "type": "double", '
+         '"default": 1e400}]}', "1e400"),
+        ('{"type": "record", "name": "R", "fields": [{"name": "a", "type": "float", '
+         '"default": -Infinity}]}', "-Infinity"),
+        ('{"type": "string", "x": Infinity}', "Infinity"),
+    ],
+)  # fmt: skip
+def test_numbers_json_cannot_hold_are_refused(
+    registry, unique: str, schema: str, named: str
+) -> None:
+    with httpx.Client(base_url=registry.url) as http:
+        url = f"/subjects/{unique}-value/versions"
+        status, code, message = error_of(http.post(url, json={"schema": schema}))
+        assert (status, code) == (422, 42201) and named in message, message
+        compat = http.post(
+            f"/compatibility/subjects/{unique}-value/versions", json={"schema": schema}
+        )
+        assert error_of(compat)[:2] == (422, 42201)
+        assert error_of(http.get(f"/subjects/{unique}-value/versions"))[:2] == (404, 40401)
+
+
+def test_the_stored_text_is_avro_javas(registry, unique: str) -> None:
+    """Confluent answers Avro Java's Schema.toString(): type, name, namespace, doc, fields (name,
+    type, doc, default), properties, aliases; doubles as Java writes them."""
+    given = (
+        '{"fields": [{"default": 1e-7, "type": "double", "doc": "d", "name": "x"}], '
+        '"doc": "R doc", "namespace": "a.b", "name": "R", "type": "record", "aliases": ["Old"], '
+        '"p": 1}'
+    )
+    expected = (
+        '{"type":"record","name":"R","namespace":"a.b","doc":"R doc","fields":[{"name":"x",'
+        '"type":"double","doc":"d","default":1.0E-7}],"p":1,"aliases":["Old"]}'
+    )
+    with httpx.Client(base_url=registry.url) as http:
+        answer = http.post(f"/subjects/{unique}-value/versions", json={"schema": given}).json()
+        assert http.get(f"/schemas/ids/{answer['id']}").json()["schema"] == expected
+        assert http.get(f"/subjects/{unique}-value/versions/1/schema").text == expected
