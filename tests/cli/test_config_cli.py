@@ -448,3 +448,28 @@ def test_a_bad_configuration_is_one_error_in_the_format_asked_for(repo: Path) ->
     location = note["locations"][0]["physicalLocation"]
     assert location["artifactLocation"]["uri"] == CONFIG_NAME
     assert location["region"]["startLine"] == line_of(config, "colour")
+
+
+def test_registry_settings_come_from_the_file_and_a_named_variable_must_be_set(
+    registry_url: str,  # noqa: F811
+    repo: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    config = configure(
+        repo,
+        f"against: registry\nregistry:\n  url: {registry_url}\n"
+        "  basic_auth_env: CDC_TEST_REGISTRY_AUTH\n",
+    )
+    monkeypatch.delenv("CDC_TEST_REGISTRY_AUTH", raising=False)
+    monkeypatch.delenv("SCHEMA_REGISTRY_URL", raising=False)
+    monkeypatch.delenv("CDC_CONTRACTS_REGISTRY_URL", raising=False)
+    unset = run("check", "contracts")
+    assert unset.code == 2
+    line = line_of(config, "basic_auth_env")
+    assert unset.err.startswith(f"error: {CONFIG_NAME}:{line}: registry.basic_auth_env names ")
+    assert "CDC_TEST_REGISTRY_AUTH, which is not set" in unset.err
+    monkeypatch.setenv("CDC_TEST_REGISTRY_AUTH", "ci:secret")
+    check_registry = run("check", "contracts", "--output-format", "json")
+    assert check_registry.code == 0, check_registry.err  # nothing registered: the contract is new
+    data = json.loads(check_registry.text)
+    assert data["against"] == "registry" and data["contracts"][0]["status"] == "added"
