@@ -138,7 +138,8 @@ _UNICODE_BOMS: Final = (
     (codecs.BOM_UTF16_BE, "utf-16"),
 )
 ZSTD_MISSING: Final = (
-    "is zstd-compressed: install the zstandard package to read it (pip install zstandard), "
+    "is zstd-compressed: install the [zstd] extra to read it "
+    "(pip install 'cdc-contracts[zstd]'), "
     "or decompress it first (zstd -d)"
 )
 

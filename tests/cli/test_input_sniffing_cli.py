@@ -117,8 +117,8 @@ def test_zstd_without_zstandard_says_to_install_it(tmp_path: Path) -> None:
     )
     assert done.returncode == 2
     assert done.stderr == (
-        f"error: {path}: is zstd-compressed: install the zstandard package to read it "
-        "(pip install zstandard), or decompress it first (zstd -d)\n"
+        f"error: {path}: is zstd-compressed: install the [zstd] extra to read it "
+        "(pip install 'cdc-contracts[zstd]'), or decompress it first (zstd -d)\n"
     )
 
 
