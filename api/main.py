@@ -42,7 +42,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         title="cdc-contracts",
         summary="Contracts for change-data-capture streams: list, render, check, diff, infer.",
         version=__version__,
-        docs_url="/docs",
+        docs_url=None,  # /docs and /redoc come from local files (api.routers.catalog)
+        redoc_url=None,
         lifespan=_lifespan,
     )
     app.state.settings = settings

@@ -44,6 +44,7 @@ EXTRA_OF_MODULE: Final[dict[str, str]] = {
     "jinja2": "api",
     "multipart": "api",
     "pydantic_settings": "api",
+    "fastapi_offline": "api",
 }
 
 

@@ -32,6 +32,7 @@ COMMAND_MODULES = (
     "init_cmd",
     "registry_cmd",
     "serve_cmd",
+    "catalog_cmd",
     "spark_cmd",
     "demo_cmd",
 )

@@ -8,7 +8,6 @@ from typing import Any, Literal
 from pyspark.sql.types import (
     ArrayType,
     DataType,
-    DecimalType,
     MapType,
     StructField,
     StructType,
@@ -114,33 +113,10 @@ def quoted(name: str) -> str:
 
 
 def to_python(schema: StructType, variable: str = "schema") -> str:
-    """Paste-able PySpark code that builds ``schema``."""
-    names: set[str] = set()
-    body = _py_type(schema, 0, names)
-    imports = ", ".join(sorted(names))
-    return f"from pyspark.sql.types import {imports}\n\n{variable} = {body}\n"
+    """Paste-able PySpark code that builds ``schema`` (the core's printer, from its JSON)."""
+    from contracts.translate.ddl import pyspark_code
 
-
-def _py_type(t: DataType, depth: int, names: set[str]) -> str:
-    pad = "    " * (depth + 1)
-    close = "    " * depth
-    names.add(type(t).__name__)
-    if isinstance(t, StructType):
-        names.add("StructField")
-        fields = "".join(
-            f"{pad}StructField({f.name!r}, {_py_type(f.dataType, depth + 1, names)}, "
-            f"{f.nullable}),\n"
-            for f in t.fields
-        )
-        return f"StructType([\n{fields}{close}])"
-    if isinstance(t, ArrayType):
-        return f"ArrayType({_py_type(t.elementType, depth, names)}, {t.containsNull})"
-    if isinstance(t, MapType):
-        key = _py_type(t.keyType, depth, names)
-        return f"MapType({key}, {_py_type(t.valueType, depth, names)}, {t.valueContainsNull})"
-    if isinstance(t, DecimalType):
-        return f"DecimalType({t.precision}, {t.scale})"
-    return f"{type(t).__name__}()"
+    return pyspark_code(schema.jsonValue(), variable)
 
 
 def render(schema: StructType, form: Literal["json", "ddl", "python"]) -> str:

@@ -1,29 +1,62 @@
-"""The catalog page for people: ``GET /`` (search), contract detail, side-by-side version diff.
+"""The catalog for people: ``GET /`` (every contract), a contract's page per version, the diff
+between two versions, and the API docs (``/docs``, Swagger UI) served from local files.
 
-Server-rendered with Jinja2 from the same catalog the JSON API reads; the one script
-(``static/catalog.js``) only filters the list as you type.
+Server-rendered with Jinja2 from the same catalog the JSON API reads; the page contents are
+built by :mod:`api.catalog_pages`, which the static export (``cdc-contracts catalog build``)
+uses too. The one script (``static/catalog.js``) filters and sorts the index, copies renderings
+and keeps keyboard focus visible; every page works without it.
 """
 
 from __future__ import annotations
 
-import difflib
-from dataclasses import dataclass
+import asyncio
 from pathlib import Path
 from typing import Annotated, Any
+from urllib.parse import quote
 
 from fastapi import APIRouter, Query, Request, Response
+from fastapi.responses import FileResponse, HTMLResponse
 from fastapi.templating import Jinja2Templates
 
-from api.catalog import PARTS, RENDER_TARGETS, Catalog
+from api.catalog import Catalog, Entry, VersionRef
+from api.catalog_pages import (
+    TIMELINE_LIMIT,
+    ContractView,
+    VersionView,
+    contract_context,
+    diff_context,
+    index_context,
+)
 from api.deps import CatalogDep
-from contracts.contract import dump_contract
-from contracts.errors import ContractsError
+from contracts.errors import ContractsError, NotFoundError
 
-TEMPLATES = Jinja2Templates(directory=str(Path(__file__).parent.parent / "templates"))
+TEMPLATE_DIR = Path(__file__).parent.parent / "templates"
+TEMPLATES = Jinja2Templates(directory=str(TEMPLATE_DIR))
 router = APIRouter(include_in_schema=False)
 
 
+def served_link(kind: str, **at: Any) -> str:
+    """The URL of a catalog page or asset on the running service."""
+    name = quote(str(at.get("name", "")), safe="")
+    if kind == "index":
+        return "/"
+    if kind == "contract":
+        return f"/catalog/{name}"
+    if kind == "version":
+        return f"/catalog/{name}/versions/{at['version']}"
+    if kind == "diff":
+        return f"/catalog/{name}/diff?old={at['old']}&new={at['new']}"
+    if kind == "static":
+        return f"/static/{at['path']}"
+    if kind == "json":
+        return f"/contracts/{name}/versions/{at['version']}"
+    if kind == "api-docs":
+        return "/docs"
+    raise ValueError(f"unknown link kind {kind!r}")
+
+
 def _page(request: Request, name: str, context: dict[str, Any], status: int = 200) -> Response:
+    context = {**context, "link": served_link, "served": True}
     return TEMPLATES.TemplateResponse(request, name, context, status_code=status)
 
 
@@ -33,79 +66,104 @@ def _error_page(request: Request, err: ContractsError) -> Response:
     return _page(request, "error.html", {"error": err.one_line()}, status_for(err))
 
 
+# --- gathering versions ------------------------------------------------------------------------
+
+
+async def _version(catalog: Catalog, ref: VersionRef) -> VersionView:
+    try:
+        loaded = await catalog.load(ref)
+    except ContractsError as err:
+        return VersionView(ref.version, None, dict(ref.subjects), problem=err.one_line())
+    return VersionView(
+        ref.version, loaded.contract, dict(ref.subjects), dict(loaded.ids), _mtime(ref)
+    )
+
+
+def _mtime(ref: VersionRef) -> str | None:
+    """A directory contract's last change: its file's modification time."""
+    if ref.path is None:
+        return None
+    from datetime import UTC, datetime
+
+    try:
+        stamp = ref.path.stat().st_mtime
+    except OSError:
+        return None
+    return datetime.fromtimestamp(stamp, UTC).isoformat(timespec="seconds")
+
+
+async def _view(catalog: Catalog, entry: Entry, *, every: bool) -> ContractView:
+    """A contract with its latest version loaded, or (``every``) the versions its page shows."""
+    refs = list(entry.versions)
+    wanted = refs[-(TIMELINE_LIMIT + 1) :] if every else refs[-1:]
+    loaded = dict(
+        zip(
+            [r.version for r in wanted],
+            await asyncio.gather(*(_version(catalog, r) for r in wanted)),
+            strict=True,
+        )
+    )
+    versions = tuple(
+        loaded.get(r.version) or VersionView(r.version, None, dict(r.subjects)) for r in refs
+    )
+    path = str(refs[-1].path) if refs[-1].path is not None else None
+    return ContractView(entry.name, entry.source, versions, path)
+
+
+# --- pages -------------------------------------------------------------------------------------
+
+
 @router.get("/")
 async def index(
     request: Request, catalog: CatalogDep, q: Annotated[str, Query(max_length=200)] = ""
 ) -> Response:
-    """Every contract, filtered by ``q`` (name, topic, format or owner contains it)."""
+    """Every contract; ``q`` keeps those whose name, topic, format, owner or description
+    contains it (the page's script filters as you type)."""
+    entries = list((await catalog.index()).values())
+    views = await asyncio.gather(*(_view(catalog, e, every=False) for e in entries))
+    context = index_context(views, catalog.problems, q)
     needle = q.strip().lower()
-    entries = [
-        e
-        for e in (await catalog.index()).values()
-        if not needle
-        or any(needle in (v or "").lower() for v in (e.name, e.topic, e.format, e.owner))
-    ]
-    return _page(request, "index.html", {"entries": entries, "q": q, "problems": catalog.problems})
+    if needle:
+        context["rows"] = [
+            r
+            for r in context["rows"]
+            if any(needle in v.lower() for v in (r.name, r.topic, r.format, r.owner, r.description))
+        ]
+    return _page(request, "index.html", context)
 
 
 @router.get("/catalog/{name}")
-async def detail(
+async def contract_page(
     request: Request,
     name: str,
     catalog: CatalogDep,
     version: Annotated[int | None, Query(ge=1)] = None,
-    render: Annotated[str, Query()] = "avro",
-    part: Annotated[str, Query()] = "value",
 ) -> Response:
-    """One contract version with its YAML and a rendering; links to the other versions."""
+    """A contract's latest version (or ``?version=N``)."""
+    return await _contract(request, catalog, name, version)
+
+
+@router.get("/catalog/{name}/versions/{version}")
+async def version_page(request: Request, name: str, version: int, catalog: CatalogDep) -> Response:
+    """One version of a contract: its columns, renderings, subjects and the timeline."""
+    return await _contract(request, catalog, name, version)
+
+
+async def _contract(request: Request, catalog: Catalog, name: str, number: int | None) -> Response:
     try:
         entry = await catalog.entry(name)
-        ref = entry.version(version) if version is not None else entry.latest
-        loaded = await catalog.load(ref)
+        if number is not None:
+            entry.version(number)  # 404 naming the versions there are
+        view = await _view(catalog, entry, every=True)
+        shown = view.version(number) if number is not None else view.latest
+        if shown is None or shown.contract is None:
+            raise NotFoundError(
+                (shown.problem if shown else None) or f"version {number} could not be read",
+                f"/catalog/{name}",
+            )
     except ContractsError as err:
         return _error_page(request, err)
-    render = render if render in RENDER_TARGETS else "avro"
-    part = part if part in PARTS else "value"
-    rendering, render_error = await _rendering(catalog, loaded, render, part)
-    return _page(
-        request,
-        "detail.html",
-        {
-            "entry": entry,
-            "ref": ref,
-            "contract": loaded.contract,
-            "yaml": dump_contract(loaded.contract),
-            "render": render,
-            "part": part,
-            "targets": RENDER_TARGETS,
-            "parts": PARTS,
-            "rendering": rendering,
-            "render_error": render_error,
-        },
-    )
-
-
-async def _rendering(catalog: Catalog, loaded: Any, to: str, part: str) -> tuple[str, str | None]:
-    import orjson
-
-    try:
-        body = orjson.loads((await catalog.rendering(loaded, to, part)).body)
-    except ContractsError as err:
-        return "", err.one_line()
-    schema = body["schema"]
-    if isinstance(schema, str):
-        return schema, None
-    return orjson.dumps(schema, option=orjson.OPT_INDENT_2).decode("utf-8"), None
-
-
-@dataclass(frozen=True, slots=True)
-class Row:
-    """One line pair of the side-by-side view."""
-
-    old: str | None
-    new: str | None
-    change: str  # same | changed | added | removed
-    finding: str | None  # severity of a finding about this line's column
+    return _page(request, "contract.html", contract_context(view, shown))
 
 
 @router.get("/catalog/{name}/diff")
@@ -116,60 +174,59 @@ async def diff_page(
     old: Annotated[int, Query(ge=1)],
     new: Annotated[int, Query(ge=1)],
 ) -> Response:
-    """Two versions side by side, changed lines marked and lines with findings highlighted."""
-    from contracts.diff import diff_contracts
-
+    """What changed between two versions: the verdict and findings first, then the columns."""
     try:
         entry = await catalog.entry(name)
-        left = (await catalog.load(entry.version(old))).contract
-        right = (await catalog.load(entry.version(new))).contract
-        result = diff_contracts(left, right, right.compatibility)
+        refs = (entry.version(old), entry.version(new))
+        left, right = await asyncio.gather(*(_version(catalog, r) for r in refs))
+        for side in (left, right):
+            if side.contract is None:
+                raise NotFoundError(side.problem or "a version could not be read", name)
+        view = await _view(catalog, entry, every=False)
+        context = diff_context(view, left, right)
     except ContractsError as err:
         return _error_page(request, err)
-    severity = _column_severity(result.findings)
-    rows = side_by_side(dump_contract(left), dump_contract(right), severity)
-    return _page(
-        request,
-        "diff.html",
-        {"entry": entry, "old": old, "new": new, "rows": rows, "result": result},
+    return _page(request, "diff.html", context)
+
+
+# --- API docs from local files -----------------------------------------------------------------
+
+#: Swagger UI as the fastapi-offline package ships it: nothing from another host. (Not its
+#: ReDoc: that bundle fetches its logo from its own CDN.)
+DOC_ASSETS = ("swagger-ui-bundle.js", "swagger-ui.css", "favicon.png")
+#: what the docs page may load: this service only
+DOCS_POLICY = (
+    "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; "
+    "script-src 'self' 'unsafe-inline'; worker-src 'self' blob:; connect-src 'self'; "
+    "font-src 'self' data:"
+)
+
+
+def _doc_assets() -> Path:
+    import fastapi_offline
+
+    return Path(fastapi_offline.__file__).parent / "static"
+
+
+@router.get("/api-docs/{asset}")
+async def doc_asset(asset: str) -> Response:
+    if asset not in DOC_ASSETS:
+        return Response(status_code=404)
+    return FileResponse(_doc_assets() / asset, headers={"Cache-Control": "max-age=86400"})
+
+
+@router.get("/docs")
+async def swagger_ui(request: Request) -> HTMLResponse:
+    """Swagger UI for the OpenAPI document, from local files."""
+    from fastapi.openapi.docs import get_swagger_ui_html
+
+    page = get_swagger_ui_html(
+        openapi_url=request.app.openapi_url,
+        title=f"{request.app.title} API",
+        swagger_js_url="/api-docs/swagger-ui-bundle.js",
+        swagger_css_url="/api-docs/swagger-ui.css",
+        swagger_favicon_url="/api-docs/favicon.png",
+        swagger_ui_parameters={"validatorUrl": None, "defaultModelsExpandDepth": 0},
     )
-
-
-def _column_severity(findings: Any) -> dict[str, str]:
-    """column -> the most severe finding's severity (breaking beats warning beats info)."""
-    out: dict[str, str] = {}
-    for f in sorted(findings, key=lambda f: -f.severity.rank):
-        if f.column:
-            out[f.column] = f.severity.value
-    return out
-
-
-def side_by_side(old: str, new: str, severity: dict[str, str]) -> list[Row]:
-    """Align two texts line by line (difflib opcodes) and tag each pair."""
-    a, b = old.splitlines(), new.splitlines()
-    rows: list[Row] = []
-    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
-        if tag == "equal":
-            rows += [Row(x, y, "same", None) for x, y in zip(a[i1:i2], b[j1:j2], strict=True)]
-            continue
-        left, right = a[i1:i2], b[j1:j2]
-        for k in range(max(len(left), len(right))):
-            x = left[k] if k < len(left) else None
-            y = right[k] if k < len(right) else None
-            change = (
-                "changed"
-                if x is not None and y is not None
-                else ("removed" if y is None else "added")
-            )
-            rows.append(Row(x, y, change, _line_severity(x, y, severity)))
-    return rows
-
-
-def _line_severity(old: str | None, new: str | None, severity: dict[str, str]) -> str | None:
-    for line in (new, old):
-        if line is None:
-            continue
-        for column, level in severity.items():
-            if f"field: {column}," in line or f"field: {column}}}" in line:
-                return level
-    return None
+    page.headers["Content-Security-Policy"] = DOCS_POLICY
+    return page

@@ -105,3 +105,65 @@ def _primitive(name: str, path: str) -> str:
         args = first if second is None else f"{first},{second}"
         return f"{kind.upper()}({args})"
     raise SchemaError(f"unknown Spark type {name!r}", path)
+
+
+#: Spark JSON type names → the ``pyspark.sql.types`` classes that build them.
+PYSPARK_TYPES: Final[Mapping[str, str]] = {
+    "boolean": "BooleanType",
+    "byte": "ByteType",
+    "short": "ShortType",
+    "integer": "IntegerType",
+    "long": "LongType",
+    "float": "FloatType",
+    "double": "DoubleType",
+    "string": "StringType",
+    "binary": "BinaryType",
+    "date": "DateType",
+    "timestamp": "TimestampType",
+    "timestamp_ntz": "TimestampNTZType",
+    "void": "NullType",
+    "variant": "VariantType",
+}
+
+
+def pyspark_code(spark_json: Any, variable: str = "schema") -> str:
+    """Paste-able PySpark code that builds a Spark type given as JSON (no pyspark needed)."""
+    names: set[str] = set()
+    body = _py_type(spark_json, 0, names, "$")
+    imports = ", ".join(sorted(names))
+    return f"from pyspark.sql.types import {imports}\n\n{variable} = {body}\n"
+
+
+def _py_type(node: Any, depth: int, names: set[str], path: str) -> str:
+    pad, close = "    " * (depth + 1), "    " * depth
+    if isinstance(node, str):
+        if node in PYSPARK_TYPES:
+            names.add(PYSPARK_TYPES[node])
+            return f"{PYSPARK_TYPES[node]}()"
+        match = _PARAMETRIC.match(node)
+        if match and match.group(1) == "decimal":
+            names.add("DecimalType")
+            return f"DecimalType({match.group(2)}, {match.group(3) or 0})"
+        raise SchemaError(f"unknown Spark type {node!r}", path)
+    if not isinstance(node, dict):
+        raise SchemaError("a Spark type is a name or an object", path)
+    kind = node.get("type")
+    if kind == "struct":
+        names.update(("StructType", "StructField"))
+        fields = "".join(
+            f"{pad}StructField({f['name']!r}, "
+            f"{_py_type(f['type'], depth + 1, names, f'{path}.fields[{i}]')}, "
+            f"{bool(f.get('nullable', True))}),\n"
+            for i, f in enumerate(_fields(node, path))
+        )
+        return f"StructType([\n{fields}{close}])"
+    if kind == "array":
+        names.add("ArrayType")
+        element = _py_type(node.get("elementType"), depth, names, f"{path}.elementType")
+        return f"ArrayType({element}, {bool(node.get('containsNull', True))})"
+    if kind == "map":
+        names.add("MapType")
+        key = _py_type(node.get("keyType"), depth, names, f"{path}.keyType")
+        value = _py_type(node.get("valueType"), depth, names, f"{path}.valueType")
+        return f"MapType({key}, {value}, {bool(node.get('valueContainsNull', True))})"
+    raise SchemaError(f"unknown Spark type {kind!r}", path)

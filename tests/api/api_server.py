@@ -52,6 +52,20 @@ def start_server(
     return start_process(tmp, command, port, "/health", env=env, ready_headers=ready_headers)
 
 
+def start_keyed_server(tmp: Path, directory: Path) -> Server:
+    """``serve`` with a registry database in ``tmp``, the contracts in ``directory`` and the
+    test API key required for writes."""
+    return start_server(
+        tmp,
+        "--registry-db",
+        str(tmp / "registry.db"),
+        "--contracts",
+        str(directory),
+        "--api-key-env",
+        API_KEY_ENV,
+    )
+
+
 def start_registry(tmp: Path, db: Path) -> Server:
     """The embedded Schema Registry alone (``python -m api.registry``), as its own process."""
     port = free_port()

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import httpx
 import pytest
-from api_server import API_KEY_ENV, Server, contracts_dir, start_server, stop_server
+from api_server import Server, contracts_dir, start_keyed_server, stop_server
 
 
 @pytest.fixture(scope="session")
@@ -14,15 +14,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     """The service with the embedded registry, a contracts dir and an API key."""
     tmp = tmp_path_factory.mktemp("api")
     directory = contracts_dir(tmp)
-    srv = start_server(
-        tmp,
-        "--registry-db",
-        str(tmp / "registry.db"),
-        "--contracts",
-        str(directory),
-        "--api-key-env",
-        API_KEY_ENV,
-    )
+    srv = start_keyed_server(tmp, directory)
     yield srv
     stop_server(srv)
 
