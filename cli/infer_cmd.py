@@ -9,6 +9,7 @@ it is and the next one is read: nothing after it is lost.
 
 from __future__ import annotations
 
+import enum
 import re
 import sys
 from collections.abc import Iterator
@@ -58,6 +59,41 @@ MaxErrors = Annotated[
         min=1,
         metavar="N",
         help="stop after this many problems (violations and unusable messages)",
+    ),
+]
+
+
+TableRegex = Annotated[
+    Optional[str],  # noqa: UP045
+    typer.Option(
+        "--table",
+        metavar="REGEX",
+        help="keep only tables whose name the regular expression matches in full (as "
+        "Flink's canal-json.table.include); the others are skipped and counted",
+    ),
+]
+DatabaseRegex = Annotated[
+    Optional[str],  # noqa: UP045
+    typer.Option(
+        "--database",
+        metavar="REGEX",
+        help="keep only databases whose name the regular expression matches in full (as "
+        "Flink's canal-json.database.include)",
+    ),
+]
+
+
+class UnmatchedMode(enum.StrEnum):
+    error = "error"
+    skip = "skip"
+
+
+UnmatchedOpt = Annotated[
+    Optional[UnmatchedMode],  # noqa: UP045
+    typer.Option(
+        "--unmatched",
+        help="a message of a table no contract names: an error (the default) or skipped; "
+        "counted in the summary either way",
     ),
 ]
 
@@ -165,33 +201,58 @@ def infer(
     output: Annotated[
         Optional[Path],  # noqa: UP045
         typer.Option(
-            "--output", "-o", metavar="FILE", help="write the contract YAML here (default: stdout)"
+            "--output",
+            "-o",
+            metavar="FILE",
+            help="write the contract YAML here (default: stdout); with --split-by-table, "
+            "the directory to write one contract per table into",
         ),
     ] = None,
     output_format: OutputFormat = OutputMode.text,
+    split_by_table: Annotated[
+        bool,
+        typer.Option(
+            "--split-by-table",
+            help="infer one contract per table of a multi-table topic, written to -o DIR as "
+            "TABLE.yaml",
+        ),
+    ] = False,
+    table: TableRegex = None,
+    database: DatabaseRegex = None,
+    overwrite: Annotated[
+        bool,
+        typer.Option("--overwrite", help="with --split-by-table, replace existing contract files"),
+    ] = False,
 ) -> None:
     """Infer a contract from sample messages; report schema history and control records.
 
     A damaged message is reported and skipped: the contract is inferred from the others, and
-    the exit code is 2.
+    the exit code is 2. A topic holding several tables needs --table/--database (one table)
+    or --split-by-table -o DIR (a contract per table).
     """
     from contracts.contract import dump_contract, validate_name
     from contracts.errors import ContractFileError, InputError
     from contracts.formats.base import InferOptions
     from contracts.pipeline import infer_stream, open_stream
+    from contracts.routing import Routing, TableFilter
 
     if name is not None:
         try:
             validate_name(name)
         except ContractFileError as err:
             raise InputError(err.what, "--name") from None
+    routing = Routing(TableFilter.of(database, table))
+    options = InferOptions(name=name, infer_types=infer_types, topic=topic)
+    if split_by_table:
+        _infer_split(files, format, options, routing, output, output_format, overwrite)
+        return
     guard_output_file(output, files, "--output")
     stream = open_stream(files, format, wrap=_progress)
     lines = _ErrorLines(sys.stderr.write)
     report = _new_report(lines)
-    result = infer_stream(
-        stream, InferOptions(name=name, infer_types=infer_types, topic=topic), report=report
-    )
+    if routing.active:
+        stream = _filtered(stream, routing, report)
+    result = infer_stream(stream, options, report=report)
     named_after = None
     if name is None and result.contract.name == stream.format.name:
         result, named_after = _named_after_input(result, files)
@@ -204,6 +265,11 @@ def infer(
         write_output(text, None)
     _report_inference(stream.format.name, result, output, named_after)
     lines.finish(stream, files, format not in (None, "auto"))
+    if routing.active:
+        _err(
+            f"{plural(report.skipped, 'message')} of other tables skipped "
+            f"({routing.filter.describe()})"
+        )
     if report.unusable or report.bad_messages:
         left_out = [_unusable_note(report), _bad_note(report)]
         _err(
@@ -211,6 +277,122 @@ def infer(
             f"{plural(result.messages, 'message')}"
         )
     raise typer.Exit(report.exit_code)
+
+
+def _filtered(stream: Stream, routing: Any, report: Report) -> Stream:
+    """The stream with only the messages of the tables ``routing`` keeps (the others are
+    counted in ``report`` as skipped)."""
+    import dataclasses
+
+    from contracts.routing import table_key
+
+    fmt = stream.format
+
+    def keep(messages: Iterator[Message]) -> Iterator[Message]:
+        for message in messages:
+            try:
+                table = fmt.table_of(message)
+            except Exception:
+                yield message  # judged (and reported) by the run itself
+                continue
+            if routing.filter.keeps(table):
+                yield message
+            else:
+                report.skipped += 1
+                report.tally(table_key(table)).skipped += 1
+
+    inner = stream.wrap
+    return dataclasses.replace(
+        stream, wrap=(lambda ms: keep(inner(ms))) if inner is not None else keep
+    )
+
+
+def _infer_split(
+    files: list[Path],
+    format: str,
+    options: Any,
+    routing: Any,
+    output: Path | None,
+    output_format: OutputMode,
+    overwrite: bool,
+) -> None:
+    """``infer --split-by-table -o DIR``: one contract file per table."""
+    from contracts.contract import dump_contract
+    from contracts.errors import InputError
+    from contracts.pipeline import error_json, infer_tables, open_stream
+    from contracts.routing import table_key
+
+    if output is None or is_stdout(output):
+        raise InputError("--split-by-table writes one file per table: give -o DIR")
+    if options.name is not None:
+        raise InputError("--name names one contract; --split-by-table names each after its table")
+    if output.exists() and not output.is_dir():
+        raise InputError("is not a directory (--split-by-table writes into one)", f"-o {output}")
+    stream = open_stream(files, format, wrap=_progress)
+    lines = _ErrorLines(sys.stderr.write)
+    report = _new_report(lines)
+    results = infer_tables(stream, options, report=report, routing=routing)
+    lines.finish(stream, files, format not in (None, "auto"))
+    written: list[tuple[str, Path, Any]] = []
+    failed = 0
+    for part in results:
+        key = table_key(part.table)
+        if part.inference is None:
+            failed += 1
+            what = part.error.what if part.error is not None else "no contract"
+            _err(f"error: table {key}: no contract inferred: {what}")
+            continue
+        target = output / f"{_file_stem(part.table)}.yaml"
+        written.append((key, target, part.inference))
+    existing = [t for _, t, _ in written if t.exists()]
+    if existing and not overwrite:
+        listed = ", ".join(str(t) for t in existing)
+        raise InputError(
+            f"already exist: {listed}; give --overwrite to replace them", f"-o {output}"
+        )
+    for _, target, inference in written:
+        write_output(dump_contract(inference.contract), target)
+    if output_format is OutputMode.json:
+        print_json(
+            {
+                "format": stream.format.name,
+                "messages": report.messages,
+                "skipped": report.skipped,
+                "bad_messages": report.bad_messages,
+                "contracts": {
+                    key: {"file": str(target), "name": inf.contract.name, "messages": inf.messages}
+                    for key, target, inf in written
+                },
+                "tables": report.tables_json(),
+                "unusable_input": [error_json(e) for e in report.unusable],
+            }
+        )
+    for key, target, inference in written:
+        _err(f"inferred {key} from {plural(inference.messages, 'message')} -> {target}")
+    _err(_split_summary(report, len(written)))
+    code = report.exit_code
+    raise typer.Exit(code if code else (1 if failed else 0))
+
+
+def _file_stem(table: Any) -> str:
+    """A contract file's name from its table id: ``db.schema.table``, other characters as _."""
+    import re
+
+    return re.sub(r"[^A-Za-z0-9_.\-]+", "_", table.qualified()).strip("_.-")[:200] or "table"
+
+
+def _split_summary(report: Report, contracts: int) -> str:
+    parts = [
+        f"{plural(report.messages, 'message')} of {plural(len(report.tables), 'table')}",
+        f"{plural(contracts, 'contract')} written",
+    ]
+    if report.skipped:
+        parts.append(f"{report.skipped} skipped (filtered out)")
+    if report.bad_messages:
+        parts.append(_bad_note(report))
+    if report.unusable:
+        parts.append(_unusable_note(report))
+    return "; ".join(parts)
 
 
 def _bad_note(report: Report) -> str:
@@ -273,6 +455,7 @@ def _inference_json(format_name: str, result: Inference, report: Report) -> dict
         "controls": result.controls,
         "warnings": list(result.warnings),
         "unusable_input": [error_json(e) for e in report.unusable],
+        **report.routing_json(),
     }
 
 
@@ -307,43 +490,120 @@ def _report_inference(
 
 
 def validate(
-    contract: Annotated[Path, typer.Argument(help="the contract file (YAML)")],
-    files: Files,
+    contract: Annotated[
+        Path,
+        typer.Argument(
+            help="the contract file (YAML), or a directory of contracts (one per table); with "
+            "-c, the first input file"
+        ),
+    ],
+    files: Annotated[
+        Optional[list[Path]],  # noqa: UP045
+        typer.Argument(
+            help="input files (- for standard input): JSON lines/array/documents, kcat -J, "
+            "CSV or DTS Avro",
+            show_default=False,
+        ),
+    ] = None,
+    contracts: Annotated[
+        Optional[list[Path]],  # noqa: UP045
+        typer.Option(
+            "--contract",
+            "-c",
+            metavar="FILE",
+            help="a contract file or directory; repeat for several (each message is checked "
+            "against its table's contract); then every argument is an input",
+        ),
+    ] = None,
+    table: TableRegex = None,
+    database: DatabaseRegex = None,
+    unmatched: UnmatchedOpt = None,
     max_errors: MaxErrors = None,
     output_format: OutputFormat = OutputMode.text,
     allow_empty: AllowEmpty = False,
 ) -> None:
     """Check messages against a contract: one line per violation; exit 1 if any, 2 if an input
-    (a file, or a damaged message in one) was unusable or held no messages."""
-    from contracts.contract import load_contract
+    (a file, or a damaged message in one) was unusable or held no messages.
+
+    With several contracts (a directory, or -c repeated) each message is checked against the
+    contract of its table; a table no contract names is an error, or skipped with
+    --unmatched skip, and counted per table either way.
+    """
     from contracts.pipeline import error_json, open_stream, validate_stream
 
-    loaded = load_contract(contract)
-    stream = open_stream(files, loaded.format, wrap=_progress, empty_hint=_empty_hint(allow_empty))
+    inputs = [contract, *(files or [])] if contracts else list(files or [])
+    given = contracts or [contract]
+    if not inputs:
+        raise typer.BadParameter("give the input files to check", param_hint="FILES")
+    loaded, routing = _contracts_and_routing(given, table, database, unmatched)
+    fmt = loaded.format if loaded is not None else routing.routes.format
+    stream = open_stream(inputs, fmt, wrap=_progress, empty_hint=_empty_hint(allow_empty))
     lines = _ErrorLines(sys.stderr.write)
     report = _new_report(lines)
     report.on_problem = None  # violations are the command's output, on stdout
     shown = _ErrorLines(sys.stdout.write)
-    for violation in validate_stream(stream, loaded, report=report, max_errors=max_errors):
+    for violation in validate_stream(
+        stream, loaded, report=report, max_errors=max_errors, routing=routing
+    ):
         if output_format is OutputMode.text:
             shown.add(f"{violation.path}: {violation.message}", violation.one_line())
     sys.stdout.flush()
-    shown.finish(stream, files, True)
-    lines.finish(stream, files, True)
+    shown.finish(stream, inputs, True)
+    lines.finish(stream, inputs, True)
+    label = loaded.name if loaded is not None else _contracts_label(routing)
     if output_format is OutputMode.json:
         print_json(
             {
-                "contract": loaded.name,
+                "contract": label,
                 "valid": report.exit_code == 0,
                 "messages": report.messages,
                 "bad_messages": report.bad_messages,
                 "problems": [p.to_json() for p in report.problems],
                 "unusable_input": [error_json(e) for e in report.unusable],
                 "stopped_early": report.stopped_early,
+                **report.routing_json(),
             }
         )
-    _err(f"{plural(report.messages, 'message')} checked against {loaded.name}: {_verdict(report)}")
+    _err(f"{plural(report.messages, 'message')} checked against {label}: {_verdict(report)}")
+    _report_tables(report)
     raise typer.Exit(report.exit_code)
+
+
+def _contracts_and_routing(
+    given: list[Path], table: str | None, database: str | None, unmatched: Any
+) -> tuple[Any, Any]:
+    """The run's one contract (None when it routes by table) and its routing.
+
+    One contract file without --unmatched keeps today's single-contract run (filters aside);
+    a directory, several contracts, or --unmatched route each message by its table."""
+    from contracts.contract import load_contract
+    from contracts.routing import Routes, Routing, TableFilter, Unmatched
+
+    flt = TableFilter.of(database, table)
+    mode: Unmatched = "skip" if unmatched is UnmatchedMode.skip else "error"
+    if len(given) == 1 and not given[0].is_dir() and unmatched is None:
+        return load_contract(given[0]), Routing(flt)
+    return None, Routing(flt, Routes.load(given), mode)
+
+
+def _contracts_label(routing: Any) -> str:
+    count = len(routing.routes.by_table)
+    return f"{plural(count, 'contract')} ({routing.routes.names()})"
+
+
+def _report_tables(report: Report) -> None:
+    """Per-table counts on stderr when the run filtered or routed by table."""
+    if not report.tables:
+        return
+    for key in sorted(report.tables):
+        t = report.tables[key]
+        extra = [f"{t.bad_messages} bad"] if t.bad_messages else []
+        if t.skipped:
+            extra.append(f"{t.skipped} skipped")
+        more = f" ({', '.join(extra)})" if extra else ""
+        _err(f"  {key}: {plural(t.messages, 'message')}{more}")
+    if report.skipped:
+        _err(f"{plural(report.skipped, 'message')} skipped (counted above, not checked)")
 
 
 def _verdict(report: Report) -> str:
@@ -364,9 +624,13 @@ def _verdict(report: Report) -> str:
 def normalize(
     files: Files,
     contract: Annotated[
-        Optional[Path],  # noqa: UP045
+        Optional[list[Path]],  # noqa: UP045
         typer.Option(
-            "--contract", "-c", metavar="FILE", help="contract file: its format and column types"
+            "--contract",
+            "-c",
+            metavar="FILE",
+            help="contract file: its format and column types; a directory, or repeated, for "
+            "several tables (each message is typed by its table's contract)",
         ),
     ] = None,
     format: Annotated[
@@ -384,45 +648,59 @@ def normalize(
     ] = None,
     max_errors: MaxErrors = None,
     allow_empty: AllowEmpty = False,
+    table: TableRegex = None,
+    database: DatabaseRegex = None,
+    unmatched: UnmatchedOpt = None,
 ) -> None:
     """Write one canonical change event per line; control records are counted on stderr.
 
-    A message that cannot be normalized, or a damaged one, is reported and skipped.
+    A message that cannot be normalized, or a damaged one, is reported and skipped. With
+    several contracts each message is typed by its table's contract.
     """
-    from contracts.contract import load_contract
     from contracts.errors import InputError
     from contracts.pipeline import open_stream
+    from contracts.routing import Routing, TableFilter
 
-    guard_output_file(output, [*files, *([contract] if contract is not None else [])], "--output")
-    loaded = load_contract(contract) if contract is not None else None
-    if loaded is not None and format not in (None, "auto", loaded.format):
-        raise InputError(f"--format {format} contradicts the contract's format {loaded.format}")
-    stream = open_stream(
-        files,
-        loaded.format if loaded else format,
-        wrap=_progress,
-        empty_hint=_empty_hint(allow_empty),
-    )
+    given = contract or []
+    guard_output_file(output, [*files, *given], "--output")
+    if given:
+        loaded, routing = _contracts_and_routing(given, table, database, unmatched)
+        fmt_name = loaded.format if loaded is not None else routing.routes.format
+        if format not in (None, "auto", fmt_name):
+            raise InputError(f"--format {format} contradicts the contract's format {fmt_name}")
+    else:
+        if unmatched is not None:
+            raise InputError("--unmatched needs contracts (-c) to match tables against")
+        loaded, routing, fmt_name = None, Routing(TableFilter.of(database, table)), format
+    stream = open_stream(files, fmt_name, wrap=_progress, empty_hint=_empty_hint(allow_empty))
     lines = _ErrorLines(sys.stderr.write)
     report = _new_report(lines)
     if output is not None and not is_stdout(output):
         with open_output(output) as sink:
-            _write_events(stream, loaded, report, max_errors, sink)
+            _write_events(stream, loaded, report, max_errors, sink, routing)
     else:
-        _write_events(stream, loaded, report, max_errors, sys.stdout.buffer)
+        _write_events(stream, loaded, report, max_errors, sys.stdout.buffer, routing)
         sys.stdout.flush()
     lines.finish(stream, files, loaded is not None or format not in (None, "auto"))
     _report_normalize(report)
+    _report_tables(report)
     raise typer.Exit(report.exit_code)
 
 
 def _write_events(
-    stream: Stream, contract: Any, report: Report, max_errors: int | None, sink: IO[bytes]
+    stream: Stream,
+    contract: Any,
+    report: Report,
+    max_errors: int | None,
+    sink: IO[bytes],
+    routing: Any = None,
 ) -> None:
     from contracts.pipeline import normalize_lines
 
     write = sink.write
-    for line in normalize_lines(stream, contract, report=report, max_errors=max_errors):
+    for line in normalize_lines(
+        stream, contract, report=report, max_errors=max_errors, routing=routing
+    ):
         write(line)
 
 
@@ -435,8 +713,9 @@ def _empty_hint(allow_empty: bool) -> str | None:
 def _report_normalize(report: Report) -> None:
     controls = ", ".join(f"{k} {n}" for k, n in sorted(report.controls.items())) or "none"
     unusable = f", {_unusable_note(report)}" if report.unusable else ""
+    skipped = f", skipped: {report.skipped}" if report.tables else ""
     _err(
         f"normalized {plural(report.messages, 'message')}: "
         f"{plural(report.events, 'change event')}, control records: {controls}, "
-        f"bad messages: {report.bad_messages}{unusable}{_stopped(report)}"
+        f"bad messages: {report.bad_messages}{skipped}{unusable}{_stopped(report)}"
     )

@@ -28,6 +28,8 @@ from __future__ import annotations
 import base64
 import datetime as dt
 import decimal
+import queue
+import threading
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -38,10 +40,11 @@ import orjson
 
 from contracts.contract import Contract
 from contracts.errors import ContractsError, DetectionError, InputError, reason_of
-from contracts.events import ChangeEvent, ControlRecord, Normalized
+from contracts.events import ChangeEvent, ControlRecord, Normalized, TableId
 from contracts.formats import detect_format, formats_reading, get_format
 from contracts.formats.base import Format, Inference, InferOptions, Message, Violation
 from contracts.io import STDIN, ErrorSink, input_name, is_stdin, read_messages, sniff_kind
+from contracts.routing import NO_TABLE, Routing, table_key
 
 MessageWrapper = Callable[[Iterator[Message]], Iterator[Message]]
 
@@ -68,6 +71,10 @@ class Report:
     unusable: list[ContractsError] = field(default_factory=list)
     stopped_early: bool = False
     max_errors: int | None = None
+    #: messages left out on purpose (a table filter, ``--unmatched skip``): counted, not errors
+    skipped: int = 0
+    #: per-table counts, kept when the run filters or routes by table
+    tables: dict[str, TableTally] = field(default_factory=dict)
     on_unusable: Callable[[ContractsError], None] | None = field(
         default=None, repr=False, compare=False
     )
@@ -84,6 +91,16 @@ class Report:
     def errors(self) -> int:
         """Problems and unusable inputs: what ``max_errors`` counts."""
         return len(self.problems) + len(self.unusable)
+
+    def tally(self, key: str) -> TableTally:
+        """The counts of one table (created at its first message)."""
+        found = self.tables.get(key)
+        if found is None:
+            found = self.tables[key] = TableTally()
+        return found
+
+    def tables_json(self) -> dict[str, dict[str, int]]:
+        return {key: self.tables[key].to_json() for key in sorted(self.tables)}
 
     def add_unusable(self, err: ContractsError) -> None:
         """Record an input that could not be read; raises :class:`ErrorLimitReached` once
@@ -114,6 +131,31 @@ class Report:
             "problems": [p.to_json() for p in self.problems],
             "unusable_input": [error_json(e) for e in self.unusable],
             "stopped_early": self.stopped_early,
+            **self.routing_json(),
+        }
+
+    def routing_json(self) -> dict[str, object]:
+        """``skipped`` and the per-table counts, when the run filtered or routed by table."""
+        if not self.tables:
+            return {}
+        return {"skipped": self.skipped, "tables": self.tables_json()}
+
+
+@dataclass
+class TableTally:
+    """What a run saw of one table: ``messages`` = conforming + ``bad_messages`` + ``skipped``."""
+
+    messages: int = 0
+    events: int = 0
+    bad_messages: int = 0
+    skipped: int = 0
+
+    def to_json(self) -> dict[str, int]:
+        return {
+            "messages": self.messages,
+            "events": self.events,
+            "bad_messages": self.bad_messages,
+            "skipped": self.skipped,
         }
 
 
@@ -330,57 +372,189 @@ def _bug(err: Exception, message: Message) -> Violation:
 
 
 def _judged(
-    stream: Stream, contract: Contract | None, report: Report, max_errors: int | None
+    stream: Stream,
+    contract: Contract | None,
+    report: Report,
+    max_errors: int | None,
+    routing: Routing | None = None,
 ) -> Iterator[Judgement]:
-    """Every message's judgement, counted in ``report`` (refused ones recorded there)."""
+    """Every message's judgement, counted in ``report`` (refused ones recorded there).
+
+    With an active ``routing``, each message is first routed by its table: skipped (counted),
+    refused (an unmatched table), or judged with its table's contract."""
     fmt = stream.format
     report.max_errors = max_errors
+    routed = routing is not None and routing.active
     try:
         for message in stream.messages(report):
             report.messages += 1
-            verdict = judge(fmt, message, contract)
+            if not routed:
+                verdict = judge(fmt, message, contract)
+                tally = None
+            else:
+                assert routing is not None
+                route = _route(fmt, message, routing, contract)
+                tally = report.tally(route.key)
+                tally.messages += 1
+                if route.skip:
+                    report.skipped += 1
+                    tally.skipped += 1
+                    continue
+                verdict = _routed_judgement(fmt, message, route, routing)
+                if verdict is _SKIP:
+                    report.skipped += 1
+                    tally.skipped += 1
+                    continue
             if verdict.refused is not None:
                 report.bad_messages += 1
+                if tally is not None:
+                    tally.bad_messages += 1
                 report.add_problem(verdict.refused)
                 continue
             for item in verdict.items:
                 if type(item) is ControlRecord:
                     report.controls[item.kind] += 1
             report.events += len(verdict.lines)
+            if tally is not None:
+                tally.events += len(verdict.lines)
             yield verdict
     except ErrorLimitReached:
         return
+
+
+@dataclass(frozen=True, slots=True)
+class _Route:
+    """Where one message goes: its table's key, the contract to judge it by, or skipped, or
+    refused."""
+
+    key: str
+    contract: Contract | None = None
+    table: TableId | None = None
+    skip: bool = False
+    refused: Violation | None = None
+    #: routed without a contract because the message names no table (control records)
+    untabled: bool = False
+
+
+def _route(fmt: Format, message: Message, routing: Routing, contract: Contract | None) -> _Route:
+    try:
+        table = fmt.table_of(message)
+    except ContractsError as err:
+        return _Route(NO_TABLE, refused=_violation_of(err, message))
+    except Exception as err:
+        return _Route(NO_TABLE, refused=_bug(err, message))
+    key = table_key(table)
+    if not routing.filter.keeps(table):
+        return _Route(key, table=table, skip=True)
+    routes = routing.routes
+    if routes is None:
+        return _Route(key, contract, table)
+    if table is None:
+        return _Route(key, untabled=True)
+    found = routes.contract_for(table)
+    if found is not None:
+        return _Route(key, found, table)
+    return _unmatched(table, message, routing)
+
+
+def _unmatched(table: TableId | None, message: Message, routing: Routing) -> _Route:
+    """A message of a table no contract names: skipped, or refused (``routing.unmatched``)."""
+    key = table_key(table)
+    if routing.unmatched == "skip":
+        return _Route(key, table=table, skip=True)
+    assert routing.routes is not None
+    reason = routing.routes.unmatched_reason(table)
+    return _Route(key, refused=Violation(message.where, "$", "unmatched-table", reason))
+
+
+#: A judgement standing for "skipped" (``--unmatched skip`` of a message without a table).
+_SKIP: Final = Judgement([], [])
+
+
+def _routed_judgement(fmt: Format, message: Message, route: _Route, routing: Routing) -> Judgement:
+    """The judgement of a routed message. One that names no table is judged without a
+    contract: control records pass, but row changes have no contract, so it is unmatched."""
+    if route.refused is not None:
+        return Judgement([], [], route.refused)
+    verdict = judge(fmt, message, route.contract)
+    if not route.untabled or verdict.refused is not None or not verdict.lines:
+        return verdict
+    unmatched = _unmatched(None, message, routing)
+    return _SKIP if unmatched.skip else Judgement([], [], unmatched.refused)
 
 
 # --- validate, normalize and infer ------------------------------------------------------------
 
 
 def validate_stream(
-    stream: Stream, contract: Contract, *, report: Report, max_errors: int | None = None
+    stream: Stream,
+    contract: Contract | None,
+    *,
+    report: Report,
+    max_errors: int | None = None,
+    routing: Routing | None = None,
 ) -> Iterator[Violation]:
     """Every violation of ``contract`` in the stream, in order (bad messages included): the
     contract's checks, and for a message that passes them, :func:`judge` with the contract
     (what ``normalize --contract`` would refuse is a violation here too).
+
+    With an active ``routing``, each message is checked against its table's contract (or
+    skipped, or refused as unmatched; see :class:`~contracts.routing.Routing`), and counted
+    per table in ``report.tables``.
 
     ``max_errors`` stops the run once that many problems (violations and unusable inputs) are
     recorded, mid-message if need be; ``report.stopped_early`` then says so.
     """
     fmt = stream.format
     report.max_errors = max_errors
+    routed = routing is not None and routing.active
     try:
         for message in stream.messages(report):
             report.messages += 1
-            found = _violations(fmt, message, contract)
-            if not found:
-                refused = judge(fmt, message, contract).refused
-                found = [refused] if refused is not None else []
+            if not routed:
+                assert contract is not None
+                found, _ = _checked(fmt, message, contract)
+                tally = None
+            else:
+                assert routing is not None
+                route = _route(fmt, message, routing, contract)
+                tally = report.tally(route.key)
+                tally.messages += 1
+                if route.skip:
+                    report.skipped += 1
+                    tally.skipped += 1
+                    continue
+                if route.contract is not None and route.refused is None:
+                    found, events = _checked(fmt, message, route.contract)
+                    tally.events += events
+                else:
+                    verdict = _routed_judgement(fmt, message, route, routing)
+                    if verdict is _SKIP:
+                        report.skipped += 1
+                        tally.skipped += 1
+                        continue
+                    found = [verdict.refused] if verdict.refused is not None else []
             if found:
                 report.bad_messages += 1
+                if tally is not None:
+                    tally.bad_messages += 1
                 for violation in found:
                     yield violation
                     report.add_problem(violation)
     except ErrorLimitReached:
         return
+
+
+def _checked(fmt: Format, message: Message, contract: Contract) -> tuple[list[Violation], int]:
+    """A message's violations of ``contract`` (its checks, then :func:`judge`), and the number
+    of events it makes when it has none."""
+    found = _violations(fmt, message, contract)
+    if found:
+        return found, 0
+    verdict = judge(fmt, message, contract)
+    if verdict.refused is not None:
+        return [verdict.refused], 0
+    return [], len(verdict.lines)
 
 
 def _violations(fmt: Format, message: Message, contract: Contract) -> list[Violation]:
@@ -398,10 +572,11 @@ def normalize_stream(
     *,
     report: Report,
     max_errors: int | None = None,
+    routing: Routing | None = None,
 ) -> Iterator[ChangeEvent]:
     """Canonical change events; control records are counted, bad messages recorded and skipped
-    (``max_errors`` as for :func:`validate_stream`)."""
-    for verdict in _judged(stream, contract, report, max_errors):
+    (``max_errors`` and ``routing`` as for :func:`validate_stream`)."""
+    for verdict in _judged(stream, contract, report, max_errors, routing):
         for item in verdict.items:
             if type(item) is ChangeEvent:
                 yield item
@@ -413,9 +588,10 @@ def normalize_lines(
     *,
     report: Report,
     max_errors: int | None = None,
+    routing: Routing | None = None,
 ) -> Iterator[bytes]:
     """:func:`normalize_stream`'s events as JSON lines (serialized once, by the judgement)."""
-    for verdict in _judged(stream, contract, report, max_errors):
+    for verdict in _judged(stream, contract, report, max_errors, routing):
         yield from verdict.lines
 
 
@@ -423,6 +599,136 @@ def infer_stream(stream: Stream, options: InferOptions, *, report: Report) -> In
     """A contract from the stream's messages that :func:`judge` accepts (without a contract);
     the others are recorded in ``report`` as bad messages, and left out."""
     return stream.format.infer(_accepted(stream, report), options)
+
+
+@dataclass(frozen=True)
+class TableInference:
+    """One table's part of :func:`infer_tables`: its inference, or why none was made."""
+
+    table: TableId
+    inference: Inference | None
+    error: ContractsError | None = None
+
+
+def infer_tables(
+    stream: Stream, options: InferOptions, *, report: Report, routing: Routing
+) -> list[TableInference]:
+    """One inference per table of a multi-table stream, in one pass with bounded memory.
+
+    Each message goes to its table's inference (``routing.filter`` leaves tables out, counted
+    as skipped); messages :func:`judge` refuses are recorded in ``report`` and left out; a
+    message that names no table feeds none (its control records are counted), and one that
+    holds row changes without naming their table is refused. Sorted by table.
+    """
+    fmt = stream.format
+    running: dict[TableId, _PushedInference] = {}
+    try:
+        for message in stream.messages(report):
+            report.messages += 1
+            route = _route(fmt, message, routing, None)
+            tally = report.tally(route.key)
+            tally.messages += 1
+            if route.skip:
+                report.skipped += 1
+                tally.skipped += 1
+                continue
+            verdict = Judgement([], [], route.refused) if route.refused else judge(fmt, message)
+            table = route.table
+            if verdict.refused is None and table is None and verdict.lines:
+                verdict = Judgement([], [], _untabled_rows(message))
+            if verdict.refused is not None:
+                report.bad_messages += 1
+                tally.bad_messages += 1
+                report.add_problem(verdict.refused)
+                continue
+            tally.events += len(verdict.lines)
+            report.events += len(verdict.lines)
+            if table is None:
+                for item in verdict.items:
+                    if type(item) is ControlRecord:
+                        report.controls[item.kind] += 1
+                continue
+            feeder = running.get(table)
+            if feeder is None:
+                feeder = running[table] = _PushedInference(fmt, options)
+            feeder.push(message)
+    finally:
+        results = [(table, feeder.finish()) for table, feeder in running.items()]
+    return [
+        TableInference(table, inference, error)
+        for table, (inference, error) in sorted(results, key=lambda r: table_key(r[0]))
+    ]
+
+
+def _untabled_rows(message: Message) -> Violation:
+    return Violation(
+        message.where,
+        "$",
+        "unmatched-table",
+        "the message holds row changes but names no table, so it cannot be split by table",
+    )
+
+
+_READY: Final = object()
+_DONE: Final = object()
+_END: Final = object()
+
+
+class _PushedInference:
+    """A format's ``infer`` fed one message at a time from the caller's loop.
+
+    ``infer`` pulls from an iterator; a multi-table run pushes each message to its table's
+    inference. Each inference runs in its own thread, but strictly in turn with the caller
+    (every push waits until the inference asks for the next message), so no two ever run at
+    once and memory stays one message per table.
+    """
+
+    def __init__(self, fmt: Format, options: InferOptions) -> None:
+        self._inbox: queue.Queue[object] = queue.Queue(maxsize=1)
+        self._outbox: queue.Queue[object] = queue.Queue(maxsize=1)
+        self._result: Inference | None = None
+        self._error: ContractsError | None = None
+        self._crash: BaseException | None = None
+        self._done = False
+        self._thread = threading.Thread(target=self._run, args=(fmt, options), daemon=True)
+        self._thread.start()
+        self._done = self._outbox.get() is _DONE
+
+    def _messages(self) -> Iterator[Message]:
+        while True:
+            self._outbox.put(_READY)
+            item = self._inbox.get()
+            if item is _END:
+                return
+            assert isinstance(item, Message)
+            yield item
+
+    def _run(self, fmt: Format, options: InferOptions) -> None:
+        try:
+            self._result = fmt.infer(self._messages(), options)
+        except ContractsError as err:
+            self._error = err
+        except BaseException as err:  # re-raised in the caller's thread by finish()
+            self._crash = err
+        finally:
+            self._outbox.put(_DONE)
+
+    def push(self, message: Message) -> None:
+        if self._done:  # the inference stopped early (an error): the rest is not needed
+            return
+        self._inbox.put(message)
+        self._done = self._outbox.get() is _DONE
+
+    def finish(self) -> tuple[Inference | None, ContractsError | None]:
+        """The inference (or its error) once every message is pushed."""
+        if not self._done:
+            self._inbox.put(_END)
+            self._outbox.get()
+            self._done = True
+        self._thread.join()
+        if self._crash is not None:
+            raise self._crash
+        return self._result, self._error
 
 
 def _accepted(stream: Stream, report: Report) -> Iterator[Message]:

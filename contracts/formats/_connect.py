@@ -557,7 +557,7 @@ class ConnectEnvelopeFormat(Format):
         elif facts.table != state.table:
             raise InputError(
                 f"the samples hold changes of more than one table ({state.table.qualified()} "
-                f"and {facts.table.qualified()}); infer one table at a time",
+                f"and {facts.table.qualified()}); infer one table at a time (--table REGEX) or one contract per table (--split-by-table -o DIR)",
                 where,
             )
         state.latest_payload = payload

@@ -633,7 +633,7 @@ class TableSeen:
         elif table != self.table:
             raise InputError(
                 f"the sample holds rows of several tables ({self.table.qualified()} from "
-                f"{self.where}, then {table.qualified()}); infer one table at a time",
+                f"{self.where}, then {table.qualified()}); infer one table at a time (--table REGEX) or one contract per table (--split-by-table -o DIR)",
                 where,
             )
 

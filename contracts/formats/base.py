@@ -21,7 +21,7 @@ import orjson
 
 from contracts.contract import Contract
 from contracts.errors import InputError, SchemaError
-from contracts.events import Normalized
+from contracts.events import Normalized, TableId
 from contracts.schema import ConnectSchema, parse_connect
 from contracts.values import ValueDecoder, compile_decoder
 
@@ -53,7 +53,13 @@ class Violation:
     where: str
     path: str
     kind: Literal[
-        "missing-column", "extra-column", "wrong-type", "undecodable", "schema-drift", "envelope"
+        "missing-column",
+        "extra-column",
+        "wrong-type",
+        "undecodable",
+        "schema-drift",
+        "envelope",
+        "unmatched-table",
     ]
     message: str
 
@@ -143,6 +149,16 @@ class Format(abc.ABC):
     @abc.abstractmethod
     def normalize(self, message: Message, contract: Contract | None = None) -> list[Normalized]:
         """Canonical change events (and control records) for one message."""
+
+    def table_of(self, message: Message) -> TableId | None:
+        """The table ``message`` is of, as the format reads it (None: it names none, e.g. a
+        tombstone); raises a :class:`~contracts.errors.ContractsError` when the message cannot
+        be read. Routes multi-table topics; formats with a cheaper read override it."""
+        for item in self.normalize(message):
+            table = item.table
+            if table is not None and table.qualified():
+                return table
+        return None
 
 
 # --- shared helpers ---------------------------------------------------------------------------
