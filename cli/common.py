@@ -184,16 +184,28 @@ def open_output(output: Path, mode: str = "wb") -> IO[Any]:
         raise InputError(f"cannot be written: {err.strerror or err}", str(output)) from None
 
 
-def stderr_console() -> Any:
+#: Off a terminal (a log file, a pipe, CI) output is never wrapped or cut to fit a width:
+#: lines are as long as they need to be, up to this.
+LOG_WIDTH: Final = 1000
+
+
+def console(stderr: bool = False) -> Any:
+    """A rich console for stdout or stderr: fitted to a terminal, unwrapped and uncoloured
+    otherwise (a URL or a name in a log is never split or cut with "…")."""
     from rich.console import Console
 
-    return Console(stderr=True)
+    stream = sys.stderr if stderr else sys.stdout
+    if stream.isatty():
+        return Console(stderr=stderr)
+    return Console(stderr=stderr, width=LOG_WIDTH, soft_wrap=True, highlight=False)
+
+
+def stderr_console() -> Any:
+    return console(stderr=True)
 
 
 def stdout_console() -> Any:
-    from rich.console import Console
-
-    return Console()
+    return console()
 
 
 def progress(items: Iterable[T], description: str, total: int | None = None) -> Iterator[T]:

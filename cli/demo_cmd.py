@@ -6,7 +6,11 @@
 3. decode every topic with Spark into the canonical change feed (Parquet under
    ``./demo-output/``), printing counts per format and op and a few decoded rows;
 4. evolve one contract with a breaking change and show the CI gate failing;
-5. print the URLs and what to try next, then shut everything down.
+5. print the URLs and what to try next, then shut everything down (or, with
+   ``--keep-running``, leave the API, the registry and the catalog up until Ctrl-C).
+
+Off a terminal (``make demo > demo.log``) nothing is wrapped or cut: each line is as long as it
+needs to be, headings are plain ``== N. ... ==`` lines and JSON is printed as JSON.
 """
 
 from __future__ import annotations
@@ -64,12 +68,18 @@ def demo(
     skip_spark: Annotated[
         bool, typer.Option("--skip-spark", help="skip the Spark step (no JVM)")
     ] = False,
+    keep_running: Annotated[
+        bool,
+        typer.Option(
+            "--keep-running",
+            help="leave the API, the registry and the catalog up until Ctrl-C, and print their URLs",
+        ),
+    ] = False,
 ) -> None:
     """Run the demo; exits non-zero if any step fails."""
-    from rich.console import Console
-    from rich.rule import Rule
+    from cli.common import console as make_console
 
-    console = Console()
+    console = make_console()
     started = time.monotonic()
     found = _topics(topics)
     if work.exists():
@@ -77,13 +87,13 @@ def demo(
     contracts_dir = work / "contracts"
     contracts_dir.mkdir(parents=True)
 
-    console.print(Rule("[bold]1. Infer a contract from every sample topic"))
+    _heading(console, "1. Infer a contract from every sample topic")
     contracts = _infer_all(console, found, contracts_dir)
 
-    console.print(Rule("[bold]2. Serve the contract API with the embedded Schema Registry"))
+    _heading(console, "2. Serve the contract API with the embedded Schema Registry")
     port = _free_port()
     url = f"http://127.0.0.1:{port}"
-    with _server(port, work / "registry.db", work / "server.log") as _:
+    with _server(port, work / "registry.db", work / "server.log") as server:
         _wait_until_up(url, work / "server.log")
         console.print(f"contract API and Schema Registry at [bold]{url}[/]")
         _cli(console, ["registry", "plan", str(contracts_dir), "--url", url], allow={0})
@@ -93,19 +103,50 @@ def demo(
         if skip_spark:
             console.print("[yellow]skipping the Spark step (--skip-spark)[/]")
         else:
-            console.print(Rule("[bold]3. Decode every topic with Spark into the change feed"))
-            _spark_job(console, found, contracts, output)
+            _heading(console, "3. Decode every topic with Spark into the change feed")
+            _spark_job(console, found, contracts, output, work / "spark.log")
 
-        console.print(Rule("[bold]4. A breaking change, stopped by the CI gate"))
+        _heading(console, "4. A breaking change, stopped by the CI gate")
         _breaking_change(console, contracts, work, url)
 
-        console.print(Rule("[bold]5. Try it yourself"))
+        _heading(console, "5. Try it yourself")
         _next_steps(console, url, contracts_dir, output)
-        console.print(
-            "(the server above is shut down when the demo ends; `cdc-contracts serve` runs it "
-            "for as long as you like)"
-        )
-    console.print(f"[green]demo finished in {time.monotonic() - started:.0f} s[/]")
+        console.print(f"[green]demo finished in {time.monotonic() - started:.0f} s[/]")
+        if keep_running:
+            _keep_running(console, url, server)
+        else:
+            console.print(
+                "(the server above stops now; `cdc-contracts demo --keep-running` leaves it up, "
+                "`cdc-contracts serve` runs one for as long as you like)"
+            )
+
+
+def _heading(console: Any, title: str) -> None:
+    """A step's heading: a rule on a terminal, a plain line in a log."""
+    if console.is_terminal:
+        from rich.rule import Rule
+
+        console.print(Rule(f"[bold]{title}"))
+    else:
+        console.print(f"\n== {title} ==")
+
+
+def _keep_running(console: Any, url: str, server: subprocess.Popen[bytes]) -> None:
+    """Print where everything is and wait until Ctrl-C (or until the server stops)."""
+    console.print(f"\ncontract API:     {url}/contracts")
+    console.print(f"Schema Registry:  {url}  (any Confluent client: schema.registry.url={url})")
+    console.print(f"catalog:          {url}/")
+    console.print(f"API docs:         {url}/docs")
+    console.print("running until Ctrl-C ...")
+    sys.stdout.flush()
+    try:
+        code = server.wait()
+    except KeyboardInterrupt:
+        console.print("stopping")
+        return
+    from contracts.errors import ContractsError
+
+    raise ContractsError(f"the server stopped by itself (exit {code})", url)
 
 
 # --- step 1 -----------------------------------------------------------------------------------
@@ -202,7 +243,9 @@ def _wait_until_up(url: str, log: Path, timeout: float = 30.0) -> None:
 def _cli(console: Any, args: list[str], allow: set[int]) -> int:
     """Run one ``cdc-contracts`` command as a user would, echoing it and its output."""
     console.print(f"[dim]$ cdc-contracts {' '.join(args)}[/]")
-    env = {**os.environ, "COLUMNS": "110", "NO_COLOR": "1"}
+    env = {**os.environ, "NO_COLOR": "1"}
+    if console.is_terminal:  # the command's tables fit the terminal; in a log they are unwrapped
+        env["COLUMNS"] = str(console.width)
     done = subprocess.run(
         [sys.executable, "-m", "cli.main", *args],
         capture_output=True,
@@ -228,9 +271,8 @@ def _show_api(console: Any, url: str, contracts: dict[str, Any]) -> None:
     path = f"/contracts/{name}?render=spark-ddl&part=row"
     with urllib.request.urlopen(f"{url}{path}", timeout=10) as response:
         body = json.loads(response.read())
-    rendered = body.get("rendered", body)
-    console.print(f"[dim]$ curl '{url}{path}'[/]")
-    console.out(str(rendered)[:600], highlight=False)
+    console.print(f"[dim]$ curl -s '{url}{path}'[/]")
+    console.out(json.dumps(body, indent=2, ensure_ascii=False), highlight=False)
 
 
 def _orders(contracts: dict[str, Any]) -> Any:
@@ -241,7 +283,11 @@ def _orders(contracts: dict[str, Any]) -> Any:
 # --- step 3 -----------------------------------------------------------------------------------
 
 
-def _spark_job(console: Any, topics: list[Topic], contracts: dict[str, Any], output: Path) -> None:
+def _spark_job(
+    console: Any, topics: list[Topic], contracts: dict[str, Any], output: Path, log: Path
+) -> None:
+    import json
+
     from rich.table import Table
 
     from cli.common import progress
@@ -249,7 +295,7 @@ def _spark_job(console: Any, topics: list[Topic], contracts: dict[str, Any], out
     from spark_bindings.inputs import read_input
     from spark_bindings.storage import feed_counts, write_parquet
 
-    spark = _spark_session(console)
+    spark = _spark_session(console, log)
     try:
         if output.exists():
             shutil.rmtree(output)
@@ -301,16 +347,28 @@ def _spark_job(console: Any, topics: list[Topic], contracts: dict[str, Any], out
                 .collect()
             )
             for row in rows:
-                console.out(str(row.asDict()), highlight=False)
+                console.out(
+                    json.dumps(row.asDict(), default=str, ensure_ascii=False), highlight=False
+                )
     finally:
         spark.stop()
 
 
-def _spark_session(console: Any) -> Any:
+def _spark_session(console: Any, log: Path) -> Any:
+    """A local session whose JVM writes its own log (start-up banners, warnings) to ``log``,
+    not into the demo's output."""
     from spark_bindings.session import local_session
 
-    console.print("starting a local Spark session (local[2]) ...")
-    return local_session("cdc-contracts-demo")
+    console.print(f"starting a local Spark session (local[2]); Spark's own log: {log}")
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with log.open("ab") as sink:
+        os.dup2(sink.fileno(), 2)  # the JVM started now keeps this as its stderr
+        try:
+            return local_session("cdc-contracts-demo")
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
 
 
 # --- step 4 -----------------------------------------------------------------------------------
@@ -356,11 +414,13 @@ def _widen_scale(contract: Any) -> Any:
 
 
 def _next_steps(console: Any, url: str, contracts_dir: Path, output: Path) -> None:
-    console.print(f"OpenAPI docs:  {url}/docs")
-    console.print(f"catalog page:  {url}/")
+    console.print(f"catalog:   {url}/")
+    console.print(f"API docs:  {url}/docs")
     console.print("what to try next:")
     for line in (
+        "cdc-contracts demo --keep-running                    # this, left up to look around",
         "cdc-contracts serve                                  # the API + registry on :8081",
+        f"cdc-contracts catalog build {contracts_dir} -o site/   # the catalog as static pages",
         f"cdc-contracts render {contracts_dir}/dbserver1.shop.orders.yaml --to avro",
         f"cdc-contracts spark-schema {contracts_dir}/dbserver1.shop.orders.yaml --as python",
         "cdc-contracts normalize examples/topics/canal-json/inventory.products2.jsonl",

@@ -117,8 +117,10 @@ def _desired(source: Path, strategy: str) -> list[Any]:
 
 def _action_text(item: Any) -> str:
     text = str(item.action.value)
-    if item.level_change:
-        text += f" (compatibility {item.level_from or '-'} -> {item.level_to})"
+    if item.level_change and item.level_from:
+        text += f", compatibility {item.level_from} changed to {item.level_to}"
+    elif item.level_change:
+        text += f", compatibility set to {item.level_to}"
     return text
 
 

@@ -125,7 +125,7 @@ def serve(
     settings = Settings(**values)  # type: ignore[arg-type]
     if settings.embedded_registry:
         _check_registry_db(settings.registry_db, registry_db is not None)
-    _check_port_free(host, port)
+    _check_listen(host, port)
     if read_requires_key and settings.api_key() is None:
         raise ContractsError(
             "--read-requires-key needs --api-key-env VAR with VAR set to the key", "serve"
@@ -152,11 +152,33 @@ def serve(
             raise ContractsError(
                 f"cannot open the registry database: {err}", str(settings.registry_db)
             ) from None
-        uvicorn.run(app, **options)
+        _run(uvicorn.run, app, **options)
         return
     # worker processes import the app: the factory reads these settings back
     os.environ[SETTINGS_ENV] = settings.model_dump_json()
-    uvicorn.run("api.main:create_app_from_environment", factory=True, workers=workers, **options)
+    _run(
+        uvicorn.run,
+        "api.main:create_app_from_environment",
+        factory=True,
+        workers=workers,
+        **options,
+    )
+
+
+def _run(run: Any, *args: Any, **options: Any) -> None:
+    """uvicorn, whose own exit on a failed start (3) becomes our one-line error and exit 2
+    (its log above says why: the checks before it make that rare)."""
+    from contracts.errors import InputError
+
+    try:
+        run(*args, **options)
+    except SystemExit as stop:
+        if stop.code in (None, 0):
+            return
+        raise InputError(
+            f"the server could not start on {options['host']}:{options['port']} (its log above says why)",
+            "serve",
+        ) from None
 
 
 #: The first bytes of every SQLite 3 database file.
@@ -182,19 +204,24 @@ def _check_registry_db(path: Path, given: bool) -> None:
             raise InputError("is not an SQLite database (the embedded registry's file)", where)
 
 
-def _check_port_free(host: str, port: int) -> None:
-    """Refuse a port something already listens on (uvicorn would log it and exit 1)."""
+def _check_listen(host: str, port: int) -> None:
+    """Refuse a host this machine cannot listen on and a port something already listens on,
+    before uvicorn starts (it would log its own error and exit 3)."""
     import errno
     import socket
 
     from contracts.errors import InputError
 
-    if port == 0:
-        return
+    if not host.strip():
+        raise InputError(
+            "give an interface address or name, e.g. 127.0.0.1 (0.0.0.0: every interface)",
+            "--host",
+        )
     try:
         infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
-    except socket.gaierror as err:
-        raise InputError(f"cannot listen on host {host!r}: {err.strerror}", "--host") from None
+    except (socket.gaierror, UnicodeError) as err:
+        reason = getattr(err, "strerror", None) or "not a host name or address"
+        raise InputError(f"cannot listen on host {host!r}: {reason}", "--host") from None
     family, kind, proto, _, address = infos[0]
     with socket.socket(family, kind, proto) as probe:
         probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn binds
@@ -204,6 +231,10 @@ def _check_port_free(host: str, port: int) -> None:
             if err.errno == errno.EADDRINUSE:
                 raise InputError(
                     f"port {port} is in use on {host}: stop what listens there, or pass --port N"
+                ) from None
+            if err.errno == errno.EADDRNOTAVAIL:
+                raise InputError(
+                    f"cannot listen on {host!r}: it is not an address of this machine", "--host"
                 ) from None
             raise InputError(
                 f"cannot listen on {host}:{port}: {err.strerror or err}", "--port"

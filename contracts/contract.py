@@ -383,18 +383,22 @@ def _validation_error(
     """The first validation problem as ``source:line: dotted.key: what``."""
     first = err.errors()[0]
     loc: tuple[str | int, ...] = tuple(first["loc"])
-    column = re.search(r"columns\[(\d+)\]", str(first["msg"]))
+    msg = str(first["msg"]).removeprefix("Value error, ")  # pydantic's wording, not ours
+    column = re.search(r"columns\[(\d+)\]", msg)
     if not loc and column:
         loc = ("columns", int(column.group(1)))
+    elif not loc and msg.startswith("key column"):
+        loc = ("key",)
+    if loc and re.match(r"columns\[\d+\]: ", msg):  # named by the location already
+        msg = msg.split(": ", 1)[1]
     lineno = line_of(node, loc)
     where = f"{source}:{lineno}" if lineno else source
-    dotted = ".".join(str(p) for p in loc) or "(top level)"
-    msg = str(first["msg"]).removeprefix("Value error, ")
+    dotted = ".".join(str(p) for p in loc)
     if first["type"] == "extra_forbidden":
         msg = f"unknown key {loc[-1]!r}"
     elif first["type"] == "missing":
         msg = f"missing required key {loc[-1]!r}"
-    return error(f"{dotted}: {msg}", where)
+    return error(f"{dotted}: {msg}" if dotted else msg, where)
 
 
 def remember_source(contract: Contract, source: str) -> None:

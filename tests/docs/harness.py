@@ -311,6 +311,7 @@ class Session:
         state.mkdir()
         (state / "cwd").write_text(str(work))
         (state / "env.sh").write_text("")
+        (state / "home").mkdir()
         return cls(work, spark)
 
     @property
@@ -359,6 +360,7 @@ class Session:
             "GIT_COMMITTER_NAME": "docs",
             "GIT_COMMITTER_EMAIL": "docs@example.com",
             "COLUMNS": "100",
+            "HOME": str(self.state / "home"),  # a page's ~/... never touches the real one
             "NO_COLOR": "1",
             "PYTHONWARNINGS": "ignore",
         }

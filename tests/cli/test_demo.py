@@ -1,0 +1,92 @@
+"""``cdc-contracts demo`` off a terminal (as ``make demo > demo.log`` runs it) and
+``--keep-running``, through the installed entry point in a subprocess. The Spark step is left
+out here (``--skip-spark``): the Spark tests cover it, and benchmarks/RESULTS.md times the whole
+demo."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+
+URL = re.compile(r"http://127\.0\.0\.1:\d+")
+
+
+def _demo(tmp_path: Path, *extra: str) -> subprocess.Popen[str]:
+    env = {**os.environ, "COLUMNS": "80", "PYTHONWARNINGS": "ignore"}
+    return subprocess.Popen(
+        [sys.executable, "-m", "cli.main", "demo", "--skip-spark", *extra],
+        cwd=tmp_path,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+
+
+def test_demo_log_is_clean_off_a_terminal(tmp_path: Path) -> None:
+    process = _demo(tmp_path)
+    out, _ = process.communicate(timeout=300)
+    assert process.returncode == 0, out
+    lines = out.splitlines()
+    assert "== 1. Infer a contract from every sample topic ==" in lines
+    assert "…" not in out  # no name cut to fit 80 columns
+    # a URL is never split across lines: each line that has one has all of it
+    for line in lines:
+        if "http://127.0.0.1" in line or line.startswith("$ curl"):
+            assert URL.search(line), line
+    # the API's answer is shown as JSON
+    start = lines.index(next(line for line in lines if line.startswith("$ curl")))
+    block = []
+    for line in lines[start + 1 :]:
+        block.append(line)
+        if line == "}":
+            break
+    assert json.loads("\n".join(block))["render"] == "spark-ddl"
+    # plan actions read as words
+    assert any("create, compatibility set to BACKWARD" in line for line in lines)
+    assert "- ->" not in out
+    assert "Traceback" not in out
+
+
+def test_keep_running_leaves_everything_up_until_ctrl_c(tmp_path: Path) -> None:
+    process = _demo(tmp_path, "--keep-running")
+    seen: list[str] = []
+    assert process.stdout is not None
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline:
+        line = process.stdout.readline()
+        if not line:
+            break
+        seen.append(line.rstrip("\n"))
+        if line.startswith("running until Ctrl-C"):
+            break
+    assert seen and seen[-1].startswith("running until Ctrl-C"), "\n".join(seen)
+    urls = {
+        label: URL.search(line).group(0)  # type: ignore[union-attr]
+        for line in seen
+        for label in ("catalog:", "Schema Registry:", "contract API:", "API docs:")
+        if line.startswith(label)
+    }
+    assert set(urls) == {"catalog:", "Schema Registry:", "contract API:", "API docs:"}
+    base = urls["catalog:"]
+    assert "dbserver1.shop.orders" in httpx.get(base + "/", timeout=10).text
+    assert "dbserver1.shop.orders-value" in httpx.get(base + "/subjects", timeout=10).json()
+    assert httpx.get(base + "/contracts/dbserver1.shop.orders", timeout=10).status_code == 200
+    assert httpx.get(base + "/docs", timeout=10).status_code == 200
+    process.send_signal(signal.SIGINT)
+    rest, _ = process.communicate(timeout=30)
+    assert process.returncode == 0, rest
+    assert "stopping" in rest
+    try:
+        httpx.get(base + "/health", timeout=2)
+        raise AssertionError("the server is still up after Ctrl-C")
+    except httpx.HTTPError:
+        pass
