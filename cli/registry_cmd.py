@@ -1,18 +1,25 @@
-"""``cdc-contracts registry plan | push | pull``: keep a Schema Registry in step with contracts."""
+"""``cdc-contracts registry``: keep a Schema Registry in step with contracts, and administer it.
+
+``plan | push | pull`` sync contract files; ``subjects | describe | set-level | delete`` are the
+everyday admin goals (the Confluent CLI's and the Maven plugin's). Every command probes the
+registry once first: an answer that is not a registry's is one error line and exit 2.
+"""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
-from cli.common import OutputMode, print_json, refuse_under_a_file, table
+from cli.common import OutputMode, print_json, refuse_under_a_file, stderr_console
 
 registry_app = typer.Typer(
     name="registry",
     help="Plan, push and pull contracts against any Confluent-compatible Schema Registry "
-    "(Confluent, Redpanda, Karapace, Apicurio's ccompat API, or `cdc-contracts serve`).",
+    "(Confluent, Redpanda, Karapace, Apicurio's ccompat API, or `cdc-contracts serve`), and "
+    "list, describe, set the level of and delete its subjects.",
     no_args_is_help=True,
 )
 
@@ -73,10 +80,17 @@ Concurrency = Annotated[
     int, typer.Option("--concurrency", min=1, max=64, metavar="N", help="Parallel requests")
 ]
 OutputFormat = Annotated[
-    OutputMode, typer.Option("--output-format", help="What is written: text (a table) or json")
+    OutputMode, typer.Option("--output-format", help="What is written: text or json")
 ]
 Source = Annotated[
     Path, typer.Argument(help="A contract file or a directory of *.yaml contract files")
+]
+Yes = Annotated[
+    bool,
+    typer.Option("--yes", "-y", help="Do not ask for confirmation (needed when not on a terminal)"),
+]
+VersionOpt = Annotated[
+    int | None, typer.Option("--version", min=1, metavar="N", help="One version (default: latest)")
 ]
 
 
@@ -115,19 +129,7 @@ def _desired(source: Path, strategy: str) -> list[Any]:
     return desired_subjects(load_contracts(source), parse_strategy(strategy))
 
 
-def _action_text(item: Any) -> str:
-    text = str(item.action.value)
-    if item.level_change and item.level_from:
-        text += f", compatibility {item.level_from} changed to {item.level_to}"
-    elif item.level_change:
-        text += f", compatibility set to {item.level_to}"
-    return text
-
-
-def _reason(item: Any) -> str:
-    lines = list(item.messages)
-    lines += [f"{f['path']}: {f['message']}" for f in item.findings]
-    return "\n".join(lines)
+# --- plan / push / pull ------------------------------------------------------------------------
 
 
 @registry_app.command("plan")
@@ -146,12 +148,13 @@ def plan_cmd(
     concurrency: Concurrency = 8,
     output_format: OutputFormat = OutputMode.text,
 ) -> None:
-    """Show per subject what a push would do; writes nothing; exit 1 if a push would refuse,
-    2 if the registry could not be reached or used.
+    """Show per subject what a push would do; writes nothing.
 
-    Actions: create, new-version, metadata (identity only), unchanged, incompatible, error;
-    a compatibility level change is shown beside the action.
+    One row per subject: the action (create, new-version, metadata, level, unchanged,
+    incompatible, error), current -> new version and the level; then why, numbered. Exit 1
+    if a push would refuse something, 2 if the registry could not be used.
     """
+    from cli.registry_view import plan_view, summary
     from registry_sync.sync import Action, plan
 
     desired = _desired(source, strategy)
@@ -170,14 +173,8 @@ def plan_cmd(
     if output_format is OutputMode.json:
         print_json({"registry": url, "subjects": [p.to_json() for p in planned]})
     else:
-        rows = [
-            [p.subject, p.contract, _action_text(p), p.version, p.schema_id, _reason(p)]
-            for p in planned
-        ]
-        table(
-            f"registry plan: {url}", ["subject", "contract", "action", "version", "id", "why"], rows
-        )
-        _summary([p.action.value for p in planned])
+        sys.stdout.write(plan_view(url, planned))
+        stderr_console().print(summary(p.action.value for p in planned))
     if any(p.action is Action.ERROR and p.error_exit == 2 for p in planned):
         raise typer.Exit(2)  # the registry could not be reached or used: no verdict
     if any(p.action in (Action.INCOMPATIBLE, Action.ERROR) for p in planned):
@@ -205,6 +202,7 @@ def push_cmd(
 
     A refused or failed subject does not stop the others; a re-run after success changes nothing.
     """
+    from cli.registry_view import push_view, summary
     from registry_sync.sync import Action, push
 
     desired = _desired(source, strategy)
@@ -225,21 +223,8 @@ def push_cmd(
             {"registry": url, "dry_run": dry_run, "subjects": [r.to_json() for r in results]}
         )
     else:
-        rows = [
-            [
-                r.plan.subject,
-                r.plan.contract,
-                _action_text(r.plan),
-                r.outcome.value,
-                r.version,
-                r.schema_id,
-                r.error or _reason(r.plan),
-            ]
-            for r in results
-        ]
-        title = f"registry push{' (dry run)' if dry_run else ''}: {url}"
-        table(title, ["subject", "contract", "plan", "outcome", "version", "id", "why"], rows)
-        _summary([r.outcome.value for r in results])
+        sys.stdout.write(push_view(url, results, dry_run))
+        stderr_console().print(summary(r.outcome.value for r in results))
     if any(r.plan.action is Action.ERROR and r.plan.error_exit == 2 for r in results):
         raise typer.Exit(2)  # the registry could not be reached or used
     if not all(r.ok for r in results):
@@ -289,9 +274,9 @@ def pull_cmd(
     if output_format is OutputMode.json:
         print_json(report.to_json())
         return
-    rows: list[list[Any]] = [[str(p), "written"] for p in report.written]
-    rows += [[s, f"skipped: {why}"] for s, why in report.skipped]
-    table(f"registry pull: {url}", ["file / subject", "result"], rows)
+    lines = [f"written  {p}" for p in report.written]
+    lines += [f"skipped  {s}: {why}" for s, why in report.skipped]
+    sys.stdout.write("\n".join([f"registry pull: {url}", *lines]) + "\n")
 
 
 def _check_out_dir(out_dir: Path) -> None:
@@ -305,13 +290,241 @@ def _check_out_dir(out_dir: Path) -> None:
     refuse_under_a_file(out_dir, where)
 
 
-def _summary(values: list[str]) -> None:
-    from collections import Counter
+# --- admin -----------------------------------------------------------------------------------
 
-    from cli.common import stderr_console
 
-    counts = Counter(values)
-    stderr_console().print(", ".join(f"{n} {k}" for k, n in sorted(counts.items())) or "nothing")
+@registry_app.command("subjects")
+def subjects_cmd(
+    url: Url,
+    prefix: Annotated[
+        str | None, typer.Option("--prefix", metavar="TEXT", help="Only subjects starting so")
+    ] = None,
+    deleted: Annotated[
+        bool, typer.Option("--deleted", help="Include soft-deleted subjects")
+    ] = False,
+    basic_auth: BasicAuth = None,
+    bearer_token: Bearer = None,
+    logical_cluster: LogicalCluster = "",
+    ca_cert: CaCert = None,
+    client_cert: ClientCert = None,
+    client_key: ClientKey = None,
+    insecure: Insecure = False,
+    timeout: Timeout = 10.0,
+    output_format: OutputFormat = OutputMode.text,
+) -> None:
+    """List the registry's subjects, one per line (sorted)."""
+    with _client(
+        url,
+        basic_auth,
+        bearer_token,
+        logical_cluster,
+        ca_cert,
+        client_cert,
+        client_key,
+        insecure,
+        timeout,
+    ) as client:
+        found = client.subjects(prefix, deleted)
+    if output_format is OutputMode.json:
+        print_json({"registry": url, "subjects": found})
+    elif found:
+        sys.stdout.write("\n".join(found) + "\n")
+
+
+@registry_app.command("describe")
+def describe_cmd(
+    url: Url,
+    subject: Annotated[str, typer.Argument(metavar="SUBJECT", help="The subject")],
+    version: VersionOpt = None,
+    basic_auth: BasicAuth = None,
+    bearer_token: Bearer = None,
+    logical_cluster: LogicalCluster = "",
+    ca_cert: CaCert = None,
+    client_cert: ClientCert = None,
+    client_key: ClientKey = None,
+    insecure: Insecure = False,
+    timeout: Timeout = 10.0,
+    output_format: OutputFormat = OutputMode.text,
+) -> None:
+    """Show one version of a subject (the latest by default): id, level, contract, schema."""
+    import json
+
+    from cli.registry_view import describe_view
+    from registry_sync.protocol import RegistryNotFoundError
+
+    with _client(
+        url,
+        basic_auth,
+        bearer_token,
+        logical_cluster,
+        ca_cert,
+        client_cert,
+        client_key,
+        insecure,
+        timeout,
+    ) as client:
+        found = client.version(subject, version if version is not None else "latest")
+        if found is None:
+            what = f"no version {version}" if version is not None else "no such subject"
+            raise RegistryNotFoundError(what, subject)
+        versions = client.versions(subject)
+        level = client.compatibility(subject)
+    try:
+        schema: Any = json.loads(found.schema or "")
+    except ValueError:
+        schema = found.schema
+    answer = {
+        "subject": subject,
+        "version": found.version,
+        "versions": versions,
+        "id": found.schema_id,
+        "schemaType": found.schema_type,
+        "compatibility": level,
+        "metadata": found.metadata_properties or {},
+        "schema": schema,
+    }
+    if output_format is OutputMode.json:
+        print_json(answer)
+    else:
+        sys.stdout.write(describe_view(answer))
+
+
+@registry_app.command("set-level")
+def set_level_cmd(
+    url: Url,
+    target: Annotated[
+        list[str],
+        typer.Argument(
+            metavar="[SUBJECT] LEVEL",
+            help="The level (BACKWARD, FULL_TRANSITIVE, NONE, ...; any case), after a subject "
+            "to set that subject's; alone it sets the registry's global level",
+        ),
+    ],
+    basic_auth: BasicAuth = None,
+    bearer_token: Bearer = None,
+    logical_cluster: LogicalCluster = "",
+    ca_cert: CaCert = None,
+    client_cert: ClientCert = None,
+    client_key: ClientKey = None,
+    insecure: Insecure = False,
+    timeout: Timeout = 10.0,
+    output_format: OutputFormat = OutputMode.text,
+) -> None:
+    """Set the compatibility level of a subject, or the registry's global level."""
+    subject, level = _level_target(target)
+    with _client(
+        url,
+        basic_auth,
+        bearer_token,
+        logical_cluster,
+        ca_cert,
+        client_cert,
+        client_key,
+        insecure,
+        timeout,
+    ) as client:
+        before = client.compatibility(subject)
+        now = client.set_compatibility(subject, level)
+    scope = subject or "global"
+    if output_format is OutputMode.json:
+        print_json({"subject": subject, "from": before, "to": now})
+    else:
+        sys.stdout.write(f"{scope}: {before} → {now}\n" if before != now else f"{scope}: {now}\n")
+
+
+def _level_target(target: list[str]) -> tuple[str | None, str]:
+    from contracts.contract import CompatibilityLevel
+    from contracts.errors import InputError
+
+    if len(target) not in (1, 2):
+        raise InputError("give LEVEL, or SUBJECT LEVEL", "set-level")
+    subject, raw = (None, target[0]) if len(target) == 1 else (target[0], target[1])
+    try:
+        level = CompatibilityLevel(raw.upper())
+    except ValueError:
+        known = ", ".join(lv.value for lv in CompatibilityLevel)
+        raise InputError(f"unknown level {raw!r} (one of {known})", "LEVEL") from None
+    return subject, level.value
+
+
+@registry_app.command("delete")
+def delete_cmd(
+    url: Url,
+    subject: Annotated[str, typer.Argument(metavar="SUBJECT", help="The subject")],
+    version: Annotated[
+        int | None,
+        typer.Option("--version", min=1, metavar="N", help="Delete this version only"),
+    ] = None,
+    permanent: Annotated[
+        bool,
+        typer.Option("--permanent", help="Delete for good (soft-deletes first when still live)"),
+    ] = False,
+    yes: Yes = False,
+    basic_auth: BasicAuth = None,
+    bearer_token: Bearer = None,
+    logical_cluster: LogicalCluster = "",
+    ca_cert: CaCert = None,
+    client_cert: ClientCert = None,
+    client_key: ClientKey = None,
+    insecure: Insecure = False,
+    timeout: Timeout = 10.0,
+    output_format: OutputFormat = OutputMode.text,
+) -> None:
+    """Delete a subject or one of its versions (soft; --permanent for good).
+
+    Asks for confirmation on a terminal; elsewhere (CI) it needs --yes.
+    """
+    from contracts.errors import InputError
+
+    what = f"{subject} version {version}" if version is not None else f"subject {subject}"
+    how = "permanently " if permanent else ""
+    if not yes:
+        if not sys.stdin.isatty():
+            raise InputError(
+                f"refusing to delete {what} without confirmation: pass --yes", "delete"
+            )
+        if not typer.confirm(f"Delete {how}{what} in {url}?", default=False):
+            stderr_console().print("nothing deleted")
+            raise typer.Exit(1)
+    with _client(
+        url,
+        basic_auth,
+        bearer_token,
+        logical_cluster,
+        ca_cert,
+        client_cert,
+        client_key,
+        insecure,
+        timeout,
+    ) as client:
+        deleted = _delete(client, subject, version, permanent)
+    if output_format is OutputMode.json:
+        print_json({"subject": subject, "deleted": deleted, "permanent": permanent})
+    else:
+        shown = ", ".join(map(str, deleted)) or "none"
+        sys.stdout.write(f"deleted {how}{subject} version(s) {shown}\n")
+
+
+def _delete(client: Any, subject: str, version: int | None, permanent: bool) -> list[int]:
+    """Soft-delete (what is live), then hard-delete when ``permanent``; the versions deleted."""
+    from registry_sync.protocol import RegistryNotFoundError
+
+    if version is not None:
+        live = version in client.versions(subject)
+        if not live and version not in client.versions(subject, deleted=True):
+            raise RegistryNotFoundError(f"no version {version}", subject)
+        if live:
+            client.delete_version(subject, version)
+        if permanent:
+            client.delete_version(subject, version, permanent=True)
+        return [version]
+    live = client.versions(subject)
+    if not live and not client.versions(subject, deleted=True):
+        raise RegistryNotFoundError("no such subject", subject)
+    deleted = client.delete_subject(subject) if live else []
+    if permanent:
+        deleted = client.delete_subject(subject, permanent=True)
+    return sorted(deleted)
 
 
 def register(app: typer.Typer) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+import sys
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -126,6 +127,8 @@ def serve(
     if settings.embedded_registry:
         _check_registry_db(settings.registry_db, registry_db is not None)
     _check_listen(host, port)
+    if settings.registry_url:
+        _check_registry_url(settings.registry_url)
     if read_requires_key and settings.api_key() is None:
         raise ContractsError(
             "--read-requires-key needs --api-key-env VAR with VAR set to the key", "serve"
@@ -179,6 +182,19 @@ def _run(run: Any, *args: Any, **options: Any) -> None:
             f"the server could not start on {options['host']}:{options['port']} (its log above says why)",
             "serve",
         ) from None
+
+
+def _check_registry_url(url: str) -> None:
+    """Refuse an external registry URL that does not answer like a Schema Registry (exit 2);
+    one that cannot be reached yet is a warning (the API answers 502 until it can)."""
+    from registry_sync.client import RegistryClient, RegistryConfig
+    from registry_sync.protocol import RegistryUnavailableError
+
+    with RegistryClient(RegistryConfig(url=url, max_retries=0, timeout=5.0)) as client:
+        try:
+            client.ensure_registry()
+        except RegistryUnavailableError as err:
+            sys.stderr.write(f"warning: {err.one_line()}; serving anyway\n")
 
 
 #: The first bytes of every SQLite 3 database file.

@@ -8,7 +8,7 @@ each in one place.
 from __future__ import annotations
 
 import re
-from typing import Final
+from typing import Any, Final
 
 
 class ContractsError(Exception):
@@ -31,6 +31,10 @@ class ContractsError(Exception):
         text = " ".join(self.what.split())
         return f"{self.where}: {text}" if self.where else text
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickle with ``what``, ``where`` and extra attributes (errors cross process pools)."""
+        return (_rebuild, (type(self), self.what, self.where, dict(vars(self))))
+
     def located(self, prefix: str) -> ContractsError:
         """A copy of this error whose location is prefixed (e.g. with ``file:line``)."""
         where = f"{prefix} {self.where}" if self.where else prefix
@@ -40,6 +44,15 @@ class ContractsError(Exception):
             if key not in {"what", "where"}:
                 setattr(clone, key, value)
         return clone
+
+
+def _rebuild(
+    cls: type[ContractsError], what: str, where: str | None, state: dict[str, Any]
+) -> ContractsError:
+    err = cls.__new__(cls)
+    ContractsError.__init__(err, what, where)
+    vars(err).update(state)
+    return err
 
 
 class SchemaError(ContractsError):

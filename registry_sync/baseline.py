@@ -7,16 +7,14 @@ for versions registered by other tools (which carry no contract).
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from contracts.contract import Contract
-from contracts.diff.loading import check_format
 from contracts.diff.side import Side
-from contracts.errors import InputError
 from registry_sync.client import RegistryClient, RegistryConfig
 from registry_sync.desired import contract_from_properties, desired_subjects
 from registry_sync.naming import SubjectNameStrategy
+from registry_sync.sync import registered_side
 
 
 class RegistryBaseline:
@@ -71,19 +69,8 @@ class RegistryBaseline:
         sides: list[tuple[int, Side]] = []
         for number in self.client.versions(subject):
             got = self.client.version(subject, number)
-            if got is None or got.schema is None:
-                continue
-            where = f"{self.client.config.url} subject {subject} version {number}"
-            found = contract_from_properties(got.metadata_properties, where)
-            if found is not None:
-                check_format(found, where)
-                sides.append((number, Side.of_contract(found, f"{subject} v{number}")))
-                continue
-            try:
-                schema = json.loads(got.schema)
-            except ValueError:
-                raise InputError("the registered schema is not an Avro schema", where) from None
-            sides.append((number, Side.of_avro(schema, f"{subject} v{number}")))
+            if got is not None and got.schema is not None:
+                sides.append((number, registered_side(got, subject, number)))
         return sides
 
     def _versions(self, contract: Contract, part: str) -> list[tuple[Any, str]]:

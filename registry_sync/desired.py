@@ -14,6 +14,7 @@ property                     value
 ``cdc.contract.part``        ``key`` or ``value``
 ``cdc.contract.owner``       the owner (value subject, when set)
 ``cdc.contract``             the whole contract as compact JSON (value subject)
+``cdc.contract.restores``    the version a rollback registered again (value subject)
 ===========================  ====================================================
 """
 
@@ -36,6 +37,8 @@ PROP_FORMAT: Final = "cdc.contract.format"
 PROP_TABLE: Final = "cdc.contract.table"
 PROP_OWNER: Final = "cdc.contract.owner"
 PROP_PART: Final = "cdc.contract.part"
+#: on a version registered again as a rollback (``PUT ...?rollback=true``): the version it restores
+PROP_RESTORES: Final = "cdc.contract.restores"
 CONTRACT_SUFFIXES: Final = (".yaml", ".yml")
 
 

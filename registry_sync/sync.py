@@ -22,10 +22,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-from contracts.contract import Contract, dump_contract
-from contracts.errors import ConflictError, ContractsError, InputError
-from registry_sync.client import Registered, RegistryClient
+from contracts.contract import Contract, check_format, dump_contract
+from contracts.diff.side import Side
+from contracts.diff.verdict import (
+    ContractVerdict,
+    ExceptionPolicy,
+    FailOn,
+    contract_verdict,
+    schema_verdict,
+)
+from contracts.errors import ContractsError, InputError
+from registry_sync.client import RegistryClient
 from registry_sync.desired import PROP_NAME, PROP_PART, DesiredSubject, contract_from_properties
+from registry_sync.protocol import Registered, RegistryRefusedError
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -61,6 +70,8 @@ class SubjectPlan:
     messages: list[str] = field(default_factory=list)
     findings: list[dict[str, str]] = field(default_factory=list)
     desired: DesiredSubject | None = None
+    #: the contract's verdict (value subjects judged against registered versions)
+    verdict: ContractVerdict | None = None
     #: The exit code of the error behind an ``error`` action (2: the registry could not be
     #: reached or used; 1: it refused).
     error_exit: int = 0
@@ -78,8 +89,13 @@ class SubjectPlan:
             "version": self.version,
             "id": self.schema_id,
         }
+        level = self.level_to or self.level_from or (self.desired.level if self.desired else None)
+        if level is not None:
+            out["level"] = level
         if self.level_change:
             out["compatibility"] = {"from": self.level_from, "to": self.level_to}
+        if self.verdict is not None and self.verdict.failed:
+            out["refusal"] = self.verdict.refusal()
         if self.messages:
             out["messages"] = self.messages
         if self.findings:
@@ -145,20 +161,37 @@ def same_avro(a: str | None, b: str | None) -> bool:
     return json.dumps(left, sort_keys=True) == json.dumps(right, sort_keys=True)
 
 
-def plan_subject(client: RegistryClient, desired: DesiredSubject) -> SubjectPlan:
-    """Plan one subject. Never raises for registry trouble: that becomes an ``error`` entry."""
+def plan_subject(
+    client: RegistryClient,
+    desired: DesiredSubject,
+    fail_on: FailOn = "breaking",
+    exceptions: ExceptionPolicy | None = None,
+) -> SubjectPlan:
+    """Plan one subject. Trouble with this subject (the registry failing on one of its
+    requests, a registered version that does not load) becomes an ``error`` entry; a registry
+    that cannot be used at all is found by the probe :func:`plan` makes first."""
     base = SubjectPlan(desired.subject, desired.contract.name, desired.part, Action.ERROR)
     base.desired = desired
     try:
-        return _plan(client, desired, base)
+        return _plan(client, desired, base, fail_on, exceptions)
     except ContractsError as err:
-        base.action = Action.ERROR
-        base.messages = [err.one_line()]
-        base.error_exit = err.exit_code
-        return base
+        return _failed(base, err)
 
 
-def _plan(client: RegistryClient, desired: DesiredSubject, out: SubjectPlan) -> SubjectPlan:
+def _failed(out: SubjectPlan, err: ContractsError) -> SubjectPlan:
+    out.action = Action.ERROR
+    out.messages = [err.one_line()]
+    out.error_exit = err.exit_code
+    return out
+
+
+def _plan(
+    client: RegistryClient,
+    desired: DesiredSubject,
+    out: SubjectPlan,
+    fail_on: FailOn,
+    exceptions: ExceptionPolicy | None,
+) -> SubjectPlan:
     found = client.lookup(desired.subject, desired.schema, desired.properties)
     if found is not None:
         out.action, out.version, out.schema_id = Action.UNCHANGED, found.version, found.schema_id
@@ -176,66 +209,117 @@ def _plan(client: RegistryClient, desired: DesiredSubject, out: SubjectPlan) -> 
     if same_avro(latest.schema, desired.schema):
         out.action = Action.METADATA
         return out
-    if out.level_change:
-        ok, messages = _local_verdict(client, desired, latest)
-    else:
-        ok, messages = client.test_compatibility(
-            desired.subject, desired.schema, desired.properties
-        )
-    out.action = Action.NEW_VERSION if ok else Action.INCOMPATIBLE
-    if not ok:
-        out.messages = messages
-        out.findings = _findings(previous, desired, latest)
+    if previous is not None and previous.to_dict() == desired.contract.to_dict():
+        out.action = Action.UNCHANGED  # e.g. registered again by a rollback (more metadata)
+        return out
+    judged = judge_subject(desired, _history(client, desired, latest), fail_on, exceptions)
+    out.verdict = judged.verdict
+    out.messages, out.findings = list(judged.messages), list(judged.findings)
+    out.action = Action.NEW_VERSION if judged.ok else Action.INCOMPATIBLE
     return out
 
 
-def _local_verdict(
+def _history(
     client: RegistryClient, desired: DesiredSubject, latest: Registered
-) -> tuple[bool, list[str]]:
-    """The verdict at the *new* level (the registry would check at its current one)."""
-    from contracts.diff.compat import registry_verdict
-
-    if desired.contract.compatibility.transitive:
-        schemas = []
-        for number in client.versions(desired.subject):
-            got = client.version(desired.subject, number)
-            if got is not None and got.schema is not None:
-                schemas.append(got.schema)
-    else:
-        schemas = [latest.schema] if latest.schema else []
-    verdict = registry_verdict(desired.schema, schemas, desired.level)
-    return verdict.compatible, list(verdict.messages)
+) -> list[tuple[int, Registered]]:
+    """The versions the verdict is taken against: every live one for transitive levels (at
+    the contract's level, which the push sets first), else the latest."""
+    if not desired.contract.compatibility.transitive:
+        return [(latest.version or 0, latest)]
+    found: list[tuple[int, Registered]] = []
+    for number in client.versions(desired.subject):
+        got = latest if number == latest.version else client.version(desired.subject, number)
+        if got is not None and got.schema is not None:
+            found.append((number, got))
+    return found
 
 
-def _findings(
-    previous: Contract | None, desired: DesiredSubject, latest: Registered
-) -> list[dict[str, str]]:
-    """The diff engine's findings between what is registered and what the contract wants."""
+@dataclass(frozen=True, slots=True)
+class Judgement:
+    """The verdict on one subject: ``ok``, the registry verdict's reasons and the findings
+    that fail the gate when refused; ``verdict`` is the contract's (value subjects)."""
+
+    ok: bool
+    messages: tuple[str, ...] = ()
+    findings: tuple[dict[str, str], ...] = ()
+    verdict: ContractVerdict | None = None
+
+
+def judge_subject(
+    desired: DesiredSubject,
+    history: Sequence[tuple[int, Registered]],
+    fail_on: FailOn = "breaking",
+    exceptions: ExceptionPolicy | None = None,
+) -> Judgement:
+    """Judge one subject against its registered versions (``history``: number and version,
+    oldest first) — what ``registry plan``, ``registry push`` and the API's ``PUT`` ask.
+
+    A value subject carries the contract: its verdict (:func:`subject_verdict`) is the CDC
+    rules and the registry verdict at the contract's level. A key subject gets the registry
+    verdict of its schema (the key's CDC rules are the value subject's contract verdict).
+    """
+    if desired.part == "value":
+        judged = subject_verdict(desired, history, fail_on, exceptions)
+        if not judged.failed:
+            return Judgement(True, verdict=judged)
+        findings = tuple(f.to_json() for f in judged.failing())
+        return Judgement(False, judged.result.verdict_messages, findings, judged)
+    previous = [(n, _avro_of(r, desired.subject, n)) for n, r in history]
+    answer = schema_verdict(desired.schema, previous, desired.level)
+    return Judgement(answer.compatible, answer.messages)
+
+
+def subject_verdict(
+    desired: DesiredSubject,
+    history: Sequence[tuple[int, Registered]],
+    fail_on: FailOn = "breaking",
+    exceptions: ExceptionPolicy | None = None,
+) -> ContractVerdict:
+    """The contract's verdict against the registered versions of its value subject: a version
+    carrying a contract (``registry push``) is that contract, one registered by another tool
+    its Avro schema."""
+    sides = [registered_side(r, desired.subject, n) for n, r in history]
+    return contract_verdict(
+        desired.contract,
+        sides,
+        fail_on=fail_on,
+        exceptions=exceptions,
+        versions=[n for n, _ in history],
+    )
+
+
+def registered_side(registered: Registered, subject: str, number: int) -> Side:
+    """A registered version as a diff side: its contract, else its Avro schema."""
+    where = f"subject {subject} version {number}"
+    found = contract_from_properties(registered.metadata_properties, where)
+    if found is not None:
+        check_format(found, where)
+        return Side.of_contract(found, f"{subject} v{number}")
+    return Side.of_avro(_avro_of(registered, subject, number), f"{subject} v{number}")
+
+
+def _avro_of(registered: Registered, subject: str, number: int) -> Any:
     try:
-        from contracts.diff.engine import diff_avro, diff_contracts
-    except ImportError:
-        return []
-    try:
-        if previous is not None:
-            result = diff_contracts(previous, desired.contract, desired.contract.compatibility)
-        else:
-            result = diff_avro(
-                json.loads(latest.schema or "null"),
-                json.loads(desired.schema),
-                desired.contract.compatibility,
-            )
-    except (ContractsError, ValueError):
-        return []
-    return [f.to_json() for f in result.findings]
+        return json.loads(registered.schema or "")
+    except ValueError:
+        where = f"subject {subject} version {number}"
+        raise InputError("the registered schema is not an Avro schema", where) from None
 
 
 def plan(
     client: RegistryClient,
     desired: Sequence[DesiredSubject],
     concurrency: int = DEFAULT_CONCURRENCY,
+    *,
+    fail_on: FailOn = "breaking",
+    exceptions: ExceptionPolicy | None = None,
 ) -> list[SubjectPlan]:
-    """Plan every subject (bounded concurrency); the order follows ``desired``."""
-    planned = _bounded(lambda d: plan_subject(client, d), list(desired), concurrency)
+    """Plan every subject (bounded concurrency); the order follows ``desired``. The registry
+    is probed once first: one that cannot be used ends the run with one error."""
+    client.ensure_registry()
+    planned = _bounded(
+        lambda d: plan_subject(client, d, fail_on, exceptions), list(desired), concurrency
+    )
     return _carry_levels(planned)
 
 
@@ -276,7 +360,7 @@ def apply_subject(client: RegistryClient, item: SubjectPlan) -> SubjectResult:
         if item.action is Action.LEVEL:
             return SubjectResult(item, Outcome.LEVEL_SET, item.version, item.schema_id)
         done = client.register(desired.subject, desired.schema, desired.properties)
-    except ConflictError as err:
+    except RegistryRefusedError as err:
         return SubjectResult(item, Outcome.REFUSED, error=err.one_line())
     except ContractsError as err:
         return SubjectResult(item, Outcome.FAILED, error=err.one_line())
@@ -289,9 +373,12 @@ def push(
     desired: Sequence[DesiredSubject],
     concurrency: int = DEFAULT_CONCURRENCY,
     dry_run: bool = False,
+    *,
+    fail_on: FailOn = "breaking",
+    exceptions: ExceptionPolicy | None = None,
 ) -> list[SubjectResult]:
     """Plan every subject, then (unless ``dry_run``) apply what the plan accepts."""
-    planned = plan(client, desired, concurrency)
+    planned = plan(client, desired, concurrency, fail_on=fail_on, exceptions=exceptions)
     if dry_run:
         return [_dry(p) for p in planned]
     return _bounded(lambda p: apply_subject(client, p), planned, concurrency)

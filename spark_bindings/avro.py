@@ -34,9 +34,12 @@ import json
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from pyspark.sql import DataFrame, SparkSession
+
+if TYPE_CHECKING:
+    from registry_sync.client import RegistryClient, RegistryConfig
 from pyspark.sql import functions as F
 from pyspark.sql.types import (
     DataType,
@@ -177,17 +180,29 @@ def _with_from_avro(df: DataFrame, contract: Contract, wanted: bool | None) -> b
     return available
 
 
-def registry_config(registry: Any) -> dict[str, Any]:
-    """A ``SchemaRegistryClient`` config from a URL, a config dict or a client (shipped to
-    executors, which open their own client)."""
-    if isinstance(registry, str):
-        return {"url": registry}
-    if isinstance(registry, Mapping):
-        return dict(registry)
-    conf = getattr(registry, "_conf", None)  # SchemaRegistryClient keeps its config there
-    if isinstance(conf, Mapping) and "url" in conf:
-        return dict(conf)
-    raise InputError("registry= must be a URL, a SchemaRegistryClient config or a client")
+def registry_config(registry: Any) -> RegistryConfig:
+    """The registry settings from a URL, a Confluent ``SchemaRegistryClient`` config dict or
+    client, a :class:`~registry_sync.client.RegistryConfig` or a client of ours (shipped to
+    executors, which open their own client). The driver probes the registry once here: a URL
+    that does not answer like a registry fails the decode at once (exit 2), before any row."""
+    from registry_sync.client import RegistryClient, RegistryConfig
+
+    if isinstance(registry, RegistryConfig):
+        config = registry
+    elif isinstance(registry, RegistryClient):
+        config = registry.config
+    elif isinstance(registry, str):
+        config = RegistryConfig(url=registry)
+    elif isinstance(registry, Mapping) and "url" in registry:
+        config = RegistryConfig.from_confluent(registry)
+    else:
+        conf = getattr(registry, "_conf", None)  # Confluent's SchemaRegistryClient keeps it there
+        if not isinstance(conf, Mapping) or "url" not in conf:
+            raise InputError("registry= must be a URL, a SchemaRegistryClient config or a client")
+        config = RegistryConfig.from_confluent(conf)
+    with RegistryClient(config) as client:
+        client.ensure_registry()
+    return config
 
 
 # --- output schema ------------------------------------------------------------------------------
@@ -222,7 +237,7 @@ class _DecoderSpec:
     """Everything an executor needs to build its :class:`_RowDecoder` (picklable)."""
 
     contract: Contract
-    registry: dict[str, Any] | None
+    registry: RegistryConfig | None
     has_key: bool
 
     def check(self) -> None:
@@ -495,7 +510,7 @@ class _WriterSchema:
 class _ConfluentReader:
     """Reads Confluent-framed values (and keys) with one reader per writer schema id."""
 
-    def __init__(self, registry: dict[str, Any], has_key: bool) -> None:
+    def __init__(self, registry: RegistryConfig, has_key: bool) -> None:
         self.conf = registry
         self.has_key = has_key
         self._client: Any = None
@@ -565,12 +580,11 @@ class _ConfluentReader:
         return found
 
     def _fetch(self, schema_id: int, where: str) -> _WriterSchema | ContractsError:
-        from confluent_kafka.schema_registry import SchemaRegistryClient
-
         from contracts.translate.avro import avro_to_connect
+        from registry_sync.client import RegistryClient
 
         if self._client is None:
-            self._client = SchemaRegistryClient(self.conf)
+            self._client = RegistryClient(self.conf)
         avro = fetch_avro_schema(self._client, schema_id, where)
         if isinstance(avro, ContractsError):
             return avro
@@ -584,41 +598,40 @@ class _ConfluentReader:
         return _WriterSchema(parsed, connect)
 
 
-def fetch_avro_schema(client: Any, schema_id: int, where: str) -> Any:
+def fetch_avro_schema(client: RegistryClient, schema_id: int, where: str) -> Any:
     """The Avro schema (parsed JSON) of a registry schema id, or the error saying why not
-    (``permanent`` when the registry answered that the id does not exist)."""
-    from confluent_kafka.schema_registry.error import SchemaRegistryError
+    (``permanent`` when the registry answered that the id does not exist: only its own
+    "not found", 40403). A registry that cannot be used is raised, not made a row error."""
+    from registry_sync.protocol import RegistryError, RegistryUnavailableError
 
     try:
-        schema = client.get_schema(schema_id)
-    except SchemaRegistryError as err:
-        failure = InputError(
-            f"schema id {schema_id} is not in the registry ({err.http_status_code}: "
-            f"{err.error_message})",
-            where,
-        )
-        failure.permanent = err.http_status_code == 404  # type: ignore[attr-defined]
+        found = client.schema_by_id(schema_id)
+    except RegistryUnavailableError as err:  # may pass: this row fails, the next one retries
+        return InputError(f"registry unreachable for schema id {schema_id}: {err.what}", where)
+    except RegistryError:
+        raise
+    if found is None:
+        failure = InputError(f"schema id {schema_id} is not in the registry (40403)", where)
+        failure.permanent = True  # type: ignore[attr-defined]
         return failure
-    except Exception as err:
-        return InputError(f"registry unreachable for schema id {schema_id}: {reason_of(err)}")
-    if schema.schema_type not in (None, "AVRO"):
-        return InputError(f"schema id {schema_id} is {schema.schema_type}, not AVRO", where)
+    if found.schema_type not in (None, "AVRO"):
+        return InputError(f"schema id {schema_id} is {found.schema_type}, not AVRO", where)
     try:
-        return json.loads(schema.schema_str)
+        return json.loads(found.schema or "")
     except ValueError as err:
         return InputError(f"schema id {schema_id} is not JSON: {reason_of(err)}", where)
 
 
-def subject_schema_ids(client: Any, subject: str) -> list[int]:
+def subject_schema_ids(client: RegistryClient, subject: str) -> list[int]:
     """The schema ids of every version of a registry subject."""
-    from confluent_kafka.schema_registry.error import SchemaRegistryError
-
-    try:
-        return [client.get_version(subject, v).schema_id for v in client.get_versions(subject)]
-    except SchemaRegistryError as err:
-        raise InputError(
-            f"subject {subject!r}: {err.http_status_code} {err.error_message}"
-        ) from None
+    ids: list[int] = []
+    for number in client.versions(subject):
+        found = client.version(subject, number)
+        if found is not None and found.schema_id is not None:
+            ids.append(found.schema_id)
+    if not ids:
+        raise InputError(f"subject {subject!r} has no versions in the registry", subject)
+    return ids
 
 
 def _framed_key(key: bytes) -> bool:

@@ -33,7 +33,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
@@ -57,6 +57,9 @@ from spark_bindings.feed import Feed
 from spark_bindings.frame import Frame
 from spark_bindings.json_formats import BAD_JSON_COL, ConnectEnvelope, JsonDecoder, envelope_column
 from spark_bindings.schema import quoted
+
+if TYPE_CHECKING:
+    from registry_sync.client import RegistryConfig
 
 #: The most writer schema ids one decode plans for (each is a ``from_avro`` expression).
 MAX_WRITER_IDS: Final = 64
@@ -552,18 +555,17 @@ def decode_from_avro(
     value_col: str,
     key_col: str,
     drop_control_records: bool,
-    registry: dict[str, Any],
+    registry: RegistryConfig,
     options: Mapping[str, Any],
 ) -> DataFrame:
     """The canonical feed of a Confluent-framed Connect-envelope topic, read with
-    ``from_avro`` (see the module doc; ``registry`` is a ``SchemaRegistryClient`` config)."""
-    from confluent_kafka.schema_registry import SchemaRegistryClient
-
+    ``from_avro`` (see the module doc; ``registry`` is the registry's settings)."""
+    from registry_sync.client import RegistryClient
     from spark_bindings.avro import fetch_avro_schema, subject_schema_ids
     from spark_bindings.decode import decode_json_frame
 
     inner = connect_decoder(ctx)
-    client = SchemaRegistryClient(registry)
+    client = RegistryClient(registry)
     with_key = key_col in df.columns and bool(ctx.contract.key)
     planned = plan(
         df,

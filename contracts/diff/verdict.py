@@ -181,18 +181,25 @@ class ContractVerdict:
         kinds = {"breaking", "warning"} if self.fail_on == "warning" else {"breaking"}
         return [f for f in self.result.findings if f.severity.value in kinds]
 
-    def refusal(self) -> str:
-        """The refusal in one line, worded the same by the CLI and the API."""
+    @property
+    def headline(self) -> str:
+        """``contract 'orders' is not BACKWARD compatible with version 3``."""
         versions = ", ".join(map(str, self.against)) or "the previous version"
-        head = (
+        plural = "s" if len(self.against) > 1 else ""
+        return (
             f"contract {self.name!r} is not {self.level.value} compatible with "
-            f"version{'s' if len(self.against) > 1 else ''} {versions}"
+            f"version{plural} {versions}"
         )
+
+    def refusal(self) -> str:
+        """The refusal in one line, worded the same by the CLI and the API: the headline,
+        then the findings that fail the gate (or the registry verdict's reasons)."""
         failing = self.failing()
         if failing:
             rules = ", ".join(dict.fromkeys(f"{f.rule} at {f.path}" for f in failing))
-            return f"{head}: {len(failing)} finding(s) fail the gate: {rules}"
-        return f"{head}: {'; '.join(self.result.verdict_messages) or 'the registry refuses it'}"
+            return f"{self.headline}: {len(failing)} finding(s) fail the gate: {rules}"
+        reasons = "; ".join(self.result.verdict_messages) or "the registry refuses it"
+        return f"{self.headline}: {reasons}"
 
     def to_json(self) -> dict[str, Any]:
         """The CLI's JSON for one contract (``check --output-format json``), the API's too."""

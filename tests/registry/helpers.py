@@ -39,12 +39,11 @@ def write_contracts(directory: Path, contracts: list[Contract]) -> Path:
 
 
 def count_requests(client: Any) -> list[str]:
-    """Record every HTTP request the registry client sends (Confluent client and direct REST)."""
+    """Record every HTTP request the registry client sends."""
     seen: list[str] = []
 
     def hook(request: Any) -> None:
         seen.append(f"{request.method} {request.url.path}")
 
-    client._sr._rest_client.session.event_hooks["request"].append(hook)
-    client._client().event_hooks["request"].append(hook)
+    client._http.event_hooks["request"].append(hook)
     return seen

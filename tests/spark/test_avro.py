@@ -507,7 +507,7 @@ def test_from_avro_malformed_frames_become_errors(
     errors = [r["_error"] for r in native]
     assert errors[0] is None and native[0]["op"] == "c"
     assert errors[1] == "$: not Confluent wire format: magic byte is 1, expected 0"
-    assert errors[2].startswith("$: schema id 987654 is not in the registry (404")
+    assert errors[2] == "$: schema id 987654 is not in the registry (40403)"
     assert "truncated or malformed" in errors[3] and "truncated or malformed" in errors[6]
     assert errors[4] == "$: not Confluent wire format: 3 bytes, the header alone needs 5"
     # Java Avro's reader stops at the end of the datum: trailing bytes are not reported.
@@ -535,8 +535,22 @@ def test_from_avro_plans_writer_ids(spark: Any, registry_url: str, standin_from_
             )
         else:
             assert row["_error"] is None
-    with pytest.raises(Exception, match="subject 'nope-value': 404"):
+    with pytest.raises(Exception, match="subject 'nope-value' has no versions in the registry"):
         _decode(df, c, registry_url, subject="nope-value")
+
+
+def test_a_registry_url_that_is_not_a_registry_fails_the_decode_at_once(
+    spark: Any, registry_url: str, tmp_path: Path
+) -> None:
+    from registry_sync.protocol import NotARegistryError
+
+    topic = f"t{uuid.uuid4().hex[:8]}.public.orders"
+    pairs = _serialized(registry_url, topic)
+    _, c = _versions()
+    df = _kafka_frame(spark, pairs, topic)
+    for use_spark_avro in (False, None):  # fastavro, and from_avro where spark-avro is there
+        with pytest.raises(NotARegistryError, match=r"not a Schema Registry path"):
+            _decode(df, c, f"{registry_url}/typo", use_spark_avro=use_spark_avro)
 
 
 def test_from_avro_streaming_needs_planned_ids(
