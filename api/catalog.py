@@ -19,16 +19,24 @@ import hashlib
 import json
 import logging
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final, Literal, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Final, Literal, TypeVar, cast
 
-import httpx
 import orjson
 
 from contracts.contract import Contract, load_contract, validate_name
+from contracts.diff.verdict import ContractVerdict, ExceptionPolicy, FailOn
 from contracts.errors import ConflictError, ContractsError, NotFoundError
+from registry_sync.client import AsyncRegistryClient as RegistryClient
+from registry_sync.desired import DesiredSubject
+from registry_sync.protocol import Registered, RegistryRefusedError
+from registry_sync.sync import Judgement, judge_subject
+
+if TYPE_CHECKING:
+    from api.locks import SubjectLocks
+    from api.offload import Offload
 
 log = logging.getLogger("cdc_contracts.api")
 T = TypeVar("T")
@@ -37,22 +45,6 @@ Source = Literal["registry", "directory"]
 CONTRACT_SUFFIXES: Final = (".yaml", ".yml", ".json")
 RENDER_TARGETS: Final = ("connect", "avro", "spark-json", "spark-ddl")
 PARTS: Final = ("key", "value", "row")
-
-
-class RegistryUnavailableError(ContractsError):
-    """The Schema Registry could not be reached or answered with a server error."""
-
-    exit_code = 1
-    http_status = 502
-
-
-class RegistryRefusedError(ContractsError):
-    """The Schema Registry refused a request (its error code and message are kept)."""
-
-    def __init__(self, what: str, where: str | None, status: int, error_code: int | None) -> None:
-        super().__init__(what, where)
-        self.http_status = status if 400 <= status < 500 else 502
-        self.error_code = error_code
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,132 +125,6 @@ class Rendered:
 
 
 RenderKey = tuple[str, int, Source, str, str]
-
-
-# --- the registry, over its REST protocol -----------------------------------------------------
-
-
-class RegistryClient:
-    """A thin async client of a Confluent-compatible Schema Registry."""
-
-    def __init__(self, client: httpx.AsyncClient, label: str) -> None:
-        self._client = client
-        self.label = label
-
-    async def request(
-        self, method: str, path: str, *, body: Any = None, missing_ok: bool = False
-    ) -> Any:
-        """One call; registry refusals become :class:`RegistryRefusedError`."""
-        try:
-            response = await self._client.request(
-                method,
-                path,
-                content=orjson.dumps(body) if body is not None else None,
-                headers={"Content-Type": "application/vnd.schemaregistry.v1+json"},
-            )
-        except httpx.HTTPError as err:
-            raise RegistryUnavailableError(
-                f"the Schema Registry did not answer: {type(err).__name__}", self.label
-            ) from None
-        if missing_ok and response.status_code == 404:
-            return None
-        if response.status_code >= 500:
-            raise RegistryUnavailableError(
-                f"the Schema Registry answered {response.status_code} to {method} {path}",
-                self.label,
-            )
-        payload = _json_or_text(response)
-        if response.status_code >= 400:
-            code = payload.get("error_code") if isinstance(payload, dict) else None
-            message = payload.get("message") if isinstance(payload, dict) else str(payload)
-            raise RegistryRefusedError(
-                f"the Schema Registry refused {method} {path}: {message}",
-                self.label,
-                response.status_code,
-                code if isinstance(code, int) else None,
-            )
-        return payload
-
-    async def subjects(self) -> list[str]:
-        found = await self.request("GET", "/subjects")
-        return [s for s in found if isinstance(s, str)] if isinstance(found, list) else []
-
-    async def versions(self, subject: str) -> list[int]:
-        found = await self.request("GET", f"/subjects/{_q(subject)}/versions", missing_ok=True)
-        return sorted(v for v in found or [] if isinstance(v, int))
-
-    async def version(self, subject: str, version: int | str) -> dict[str, Any] | None:
-        found = await self.request(
-            "GET", f"/subjects/{_q(subject)}/versions/{version}", missing_ok=True
-        )
-        return found if isinstance(found, dict) else None
-
-    async def register(
-        self, subject: str, schema: str, metadata: Mapping[str, str]
-    ) -> tuple[int, int | None]:
-        """Register a schema; answers its id and the version the registry assigned (registries
-        that answer only the id are asked for the version with a lookup)."""
-        body = _schema_body(schema, metadata)
-        found = await self.request("POST", f"/subjects/{_q(subject)}/versions", body=body)
-        found = found if isinstance(found, dict) else {}
-        version = found.get("version")
-        if not isinstance(version, int):
-            looked_up = await self.lookup(subject, schema, metadata)
-            version = looked_up.get("version") if looked_up else None
-        return int(found.get("id", 0)), version if isinstance(version, int) else None
-
-    async def lookup(
-        self, subject: str, schema: str, metadata: Mapping[str, str]
-    ) -> dict[str, Any] | None:
-        """The version of ``subject`` holding this schema (and metadata), or None."""
-        body = _schema_body(schema, metadata)
-        found = await self.request("POST", f"/subjects/{_q(subject)}", body=body, missing_ok=True)
-        return found if isinstance(found, dict) else None
-
-    async def is_compatible(self, subject: str, schema: str) -> tuple[bool, list[str]]:
-        """The registry's own verdict for ``schema`` against ``subject`` (True when new)."""
-        body = {"schema": schema, "schemaType": "AVRO"}
-        found = await self.request(
-            "POST",
-            f"/compatibility/subjects/{_q(subject)}/versions?verbose=true",
-            body=body,
-            missing_ok=True,
-        )
-        if not isinstance(found, dict):
-            return True, []
-        messages = found.get("messages") or []
-        return bool(found.get("is_compatible", True)), [str(m) for m in messages]
-
-    async def compatibility(self, subject: str, default_to_global: bool = True) -> str | None:
-        flag = "true" if default_to_global else "false"
-        found = await self.request(
-            "GET", f"/config/{_q(subject)}?defaultToGlobal={flag}", missing_ok=True
-        )
-        if isinstance(found, dict):
-            level = found.get("compatibilityLevel") or found.get("compatibility")
-            return str(level) if level else None
-        return None
-
-    async def aclose(self) -> None:
-        await self._client.aclose()
-
-
-def _schema_body(schema: str, metadata: Mapping[str, str]) -> dict[str, Any]:
-    body: dict[str, Any] = {"schema": schema, "schemaType": "AVRO"}
-    if metadata:
-        body["metadata"] = {"properties": dict(metadata)}
-    return body
-
-
-def _q(subject: str) -> str:
-    return httpx.URL("/" + subject).raw_path.decode("ascii").lstrip("/").replace("/", "%2F")
-
-
-def _json_or_text(response: httpx.Response) -> Any:
-    try:
-        return response.json()
-    except ValueError:
-        return response.text
 
 
 # --- the catalog --------------------------------------------------------------------------------
@@ -467,15 +333,31 @@ class Catalog:
 
     # --- writes ---------------------------------------------------------------------------------
 
-    async def register(self, contract: Contract) -> dict[str, Any]:
-        """Register the contract's key and value schemas with its metadata."""
+    async def put(
+        self,
+        contract: Contract,
+        *,
+        locks: SubjectLocks,
+        offload: Offload,
+        rollback: bool = False,
+        fail_on: FailOn = "breaking",
+        exceptions: ExceptionPolicy | None = None,
+    ) -> PutOutcome:
+        """Register the contract through the gate (:func:`put_contract`)."""
         if self.registry is None:
             raise ConflictError("this service has no registry to register contracts in")
         try:
-            outcome = await register_contract(self.registry, contract)
+            return await put_contract(
+                self.registry,
+                contract,
+                locks=locks,
+                offload=offload,
+                rollback=rollback,
+                fail_on=fail_on,
+                exceptions=exceptions,
+            )
         finally:
             self.invalidate()
-        return outcome
 
 
 # --- contracts in the registry ------------------------------------------------------------------
@@ -484,12 +366,8 @@ class Catalog:
 # contract as JSON, so a value subject's versions are the contract's versions.
 
 
-def _properties(registered: Mapping[str, Any] | None) -> dict[str, str]:
-    if not registered:
-        return {}
-    metadata = registered.get("metadata")
-    props = metadata.get("properties") if isinstance(metadata, dict) else None
-    return {str(k): str(v) for k, v in props.items()} if isinstance(props, dict) else {}
+def _properties(registered: Registered | None) -> dict[str, str]:
+    return dict(registered.metadata_properties or {}) if registered is not None else {}
 
 
 #: registry requests in flight at once while a listing is built
@@ -529,7 +407,7 @@ async def registered_entries(registry: RegistryClient, problems: list[str]) -> d
             continue
         parts[part] = subject
         if part == "value":
-            latest[contract.name] = (contract, int(found.get("version") or 0))
+            latest[contract.name] = (contract, found.version or 0)
 
     async def versions_of(name: str) -> list[int]:
         number = latest[name][1]
@@ -573,94 +451,228 @@ async def load_registered(registry: RegistryClient, ref: VersionRef) -> Loaded:
     contract = contract_from_properties(_properties(found), where)
     if contract is None:
         raise NotFoundError(f"{where} carries no contract metadata", subject)
-    ids = {"value": int(found.get("id", 0))}
+    ids = {"value": found.schema_id or 0}
     key_subject = ref.subjects.get("key")
     if key_subject is not None:
         from registry_sync.desired import desired_subjects
 
         key = next((d for d in desired_subjects([contract]) if d.part == "key"), None)
         held = await registry.lookup(key_subject, key.schema, key.properties) if key else None
-        if held is not None and isinstance(held.get("id"), int):
-            ids["key"] = held["id"]
+        if held is not None and held.schema_id is not None:
+            ids["key"] = held.schema_id
     return Loaded(ref, contract, ids)
 
 
 class RegistryIncompatibleError(ConflictError):
-    """The registry (or the verdict at the contract's new level) refuses one of the subjects."""
+    """The registry refused a subject the verdict let through (its own check at write time),
+    or the key subject's schema is refused at the contract's level."""
 
-    def __init__(self, subject: str, part: str, messages: list[str]) -> None:
+    def __init__(self, subject: str, part: str, messages: Sequence[str]) -> None:
         detail = "; ".join(messages) or "incompatible with the registered schema"
         super().__init__(f"the registry refuses {part}: {detail}", subject)
         self.subject = subject
         self.part = part
-        self.messages = messages
+        self.messages = list(messages)
 
 
-async def register_contract(registry: RegistryClient, contract: Contract) -> dict[str, Any]:
-    """Register the contract's subjects as ``registry_sync`` would: check all, then write.
+class RollbackError(ConflictError):
+    """The contract equals an older registered version (not the latest)."""
 
-    A subject whose latest version belongs to another contract is refused (409). Every subject
-    is checked before anything is written, so a refusal leaves nothing half-applied: by the
-    registry's own compatibility endpoint, or, when the contract changes the subject's level,
-    by the registry's verdict computed here at the *new* level (as ``registry plan`` does).
-    The answer names the versions the registry assigned.
+    def __init__(self, name: str, version: int, latest: int) -> None:
+        super().__init__(
+            f"contract {name!r} equals version {version}, an older version (the latest is "
+            f"{latest}): this is a rollback; send ?rollback=true to register it again as a "
+            "new version",
+            f"/contracts/{name}",
+        )
+
+
+class RefusedContractError(ConflictError):
+    """The gate refuses the contract (:func:`contracts.diff.verdict.contract_verdict`); the
+    verdict is kept (as the CLI's JSON)."""
+
+    def __init__(self, verdict: ContractVerdict) -> None:
+        super().__init__(verdict.refusal(), f"/contracts/{verdict.name}")
+        self.verdict = verdict
+
+
+@dataclass(frozen=True, slots=True)
+class _SubjectState:
+    """One wanted subject as the registry holds it, read under the subject's lock."""
+
+    desired: DesiredSubject
+    latest: Registered | None
+    held: Registered | None  # the version holding exactly this schema and metadata
+    own_level: str | None
+    history: tuple[tuple[int, Registered], ...]
+
+    @property
+    def current(self) -> bool:
+        """The latest version already is what the contract wants."""
+        return (
+            self.held is not None
+            and self.latest is not None
+            and self.held.version == self.latest.version
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class PutOutcome:
+    """What ``PUT /contracts/{name}`` did: ``changed`` only when a version was created."""
+
+    name: str
+    changed: bool
+    version: int | None
+    subjects: Mapping[str, str] = field(default_factory=dict)
+    schema_ids: Mapping[str, int] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"name": self.name, "changed": self.changed, "version": self.version}
+        if self.changed:
+            out["subjects"] = dict(self.subjects)
+            out["schema_ids"] = dict(self.schema_ids)
+        return out
+
+
+async def put_contract(
+    registry: RegistryClient,
+    contract: Contract,
+    *,
+    locks: SubjectLocks,
+    offload: Offload,
+    rollback: bool = False,
+    fail_on: FailOn = "breaking",
+    exceptions: ExceptionPolicy | None = None,
+) -> PutOutcome:
+    """The one gate of the API: register the contract's subjects if ``check`` would pass it.
+
+    Under the locks of its subjects: a subject whose latest version belongs to another
+    contract is refused; a contract equal to the latest version changes nothing; one equal to
+    an older version is a rollback, refused unless ``rollback``; otherwise the contract's
+    verdict (:func:`registry_sync.sync.judge_subject`, as ``registry plan`` and ``check``
+    judge) must pass before anything is written, and the registry's own check at write time
+    must too.
     """
-    from registry_sync.desired import PROP_NAME, desired_subjects
+    from registry_sync.desired import PROP_NAME, PROP_RESTORES, desired_subjects
 
-    wanted = desired_subjects([contract])
-    levels: dict[str, str | None] = {}
-    for item in wanted:
-        latest = await registry.version(item.subject, "latest")
-        owner = _properties(latest).get(PROP_NAME)
-        if owner and owner != contract.name:
-            raise ConflictError(
-                f"subject {item.subject!r} belongs to contract {owner!r}; contract "
-                f"{contract.name!r} cannot take it over (give it another topic)",
-                item.subject,
+    wanted = await offload.run(desired_subjects, [contract])
+    async with locks.hold([w.subject for w in wanted]):
+        states = [await _subject_state(registry, item) for item in wanted]
+        for state in states:
+            owner = _properties(state.latest).get(PROP_NAME)
+            if owner and owner != contract.name:
+                raise ConflictError(
+                    f"subject {state.desired.subject!r} belongs to contract {owner!r}; contract "
+                    f"{contract.name!r} cannot take it over (give it another topic)",
+                    state.desired.subject,
+                )
+        value = next(s for s in states if s.desired.part == "value")
+        assessed = await offload.run(_assess, states, fail_on, exceptions)
+        if assessed.unchanged:
+            assert value.latest is not None
+            return PutOutcome(contract.name, False, value.latest.version)
+        restores = assessed.restores
+        if restores is not None and not rollback:
+            raise RollbackError(
+                contract.name, restores, (value.latest and value.latest.version) or 0
             )
-        levels[item.subject] = await registry.compatibility(item.subject, default_to_global=False)
-        if latest is None:
-            continue  # a new subject: nothing to be compatible with
-        if levels[item.subject] == item.level:
-            ok, reasons = await registry.is_compatible(item.subject, item.schema)
-        else:
-            ok, reasons = await _verdict_at_level(registry, item.subject, item.schema, item.level)
-        if not ok:
-            raise RegistryIncompatibleError(item.subject, item.part, reasons)
-    ids: dict[str, int] = {}
-    versions: dict[str, int | None] = {}
-    subjects: dict[str, str] = {}
-    for item in wanted:
-        if levels[item.subject] != item.level:
-            await registry.request(
-                "PUT", f"/config/{_q(item.subject)}", body={"compatibility": item.level}
-            )
-        try:
-            ids[item.part], versions[item.part] = await registry.register(
-                item.subject, item.schema, item.properties
-            )
-        except RegistryRefusedError as err:
-            if err.http_status == 409:
-                raise RegistryIncompatibleError(item.subject, item.part, [err.what]) from None
-            raise
-        subjects[item.part] = item.subject
-    return {"version": versions.get("value"), "subjects": subjects, "schema_ids": ids}
+        for state, judgement in zip(states, assessed.judgements, strict=True):
+            if judgement.verdict is not None and not judgement.ok:
+                raise RefusedContractError(judgement.verdict)
+            if not judgement.ok:
+                raise RegistryIncompatibleError(
+                    state.desired.subject, state.desired.part, judgement.messages
+                )
+        ids: dict[str, int] = {}
+        versions: dict[str, int | None] = {}
+        subjects: dict[str, str] = {}
+        created = False
+        for state in states:
+            item = state.desired
+            properties = dict(item.properties)
+            if restores is not None and item.part == "value":
+                properties[PROP_RESTORES] = str(restores)
+            if state.own_level != item.level:
+                await registry.set_compatibility(item.subject, item.level)
+            try:
+                done = await registry.register(item.subject, item.schema, properties)
+            except RegistryRefusedError as err:
+                if err.status == 409:
+                    raise RegistryIncompatibleError(item.subject, item.part, [err.what]) from None
+                raise
+            before = state.latest.version if state.latest is not None else None
+            created = created or done.version != before
+            ids[item.part], versions[item.part] = done.schema_id or 0, done.version
+            subjects[item.part] = item.subject
+    return PutOutcome(contract.name, created, versions.get("value"), subjects, ids)
 
 
-async def _verdict_at_level(
-    registry: RegistryClient, subject: str, schema: str, level: str
-) -> tuple[bool, list[str]]:
-    """The registry's verdict for ``schema`` after the subject, at ``level``: against every
-    live version for transitive levels, against the latest otherwise."""
-    from contracts.contract import CompatibilityLevel
-    from contracts.diff.verdict import schema_verdict
+async def _subject_state(registry: RegistryClient, item: DesiredSubject) -> _SubjectState:
+    latest = await registry.version(item.subject)
+    if latest is None:
+        return _SubjectState(item, None, None, None, ())
+    held = await registry.lookup(item.subject, item.schema, item.properties)
+    own_level = await registry.subject_compatibility(item.subject)
+    numbers = [latest.version or 0]
+    if item.contract.compatibility.transitive:
+        numbers = await registry.versions(item.subject)
+    found = await _gather(
+        [str(n) for n in numbers],
+        lambda n: _same_or_read(registry, item.subject, int(n), latest),
+    )
+    history = tuple((r.version or 0, r) for r in found if r is not None and r.schema is not None)
+    return _SubjectState(item, latest, held, own_level, history)
 
-    numbers = await registry.versions(subject)
-    if not CompatibilityLevel(level).transitive:
-        numbers = numbers[-1:]
-    found = await _gather([str(n) for n in numbers], lambda n: registry.version(subject, n))
-    previous = [
-        (f["version"], f["schema"]) for f in found if f and isinstance(f.get("schema"), str)
-    ]
-    verdict = schema_verdict(schema, previous, level)
-    return verdict.compatible, list(verdict.messages)
+
+async def _same_or_read(
+    registry: RegistryClient, subject: str, number: int, latest: Registered
+) -> Registered | None:
+    if number == latest.version:
+        return latest
+    return await registry.version(subject, number)
+
+
+@dataclass(frozen=True, slots=True)
+class _Assessment:
+    """What the registry's state means for a ``PUT``: nothing to do, a rollback (the older
+    version the contract equals), or the judgement of every subject."""
+
+    unchanged: bool
+    restores: int | None = None
+    judgements: tuple[Judgement, ...] = ()
+
+
+def _assess(
+    states: list[_SubjectState], fail_on: FailOn, exceptions: ExceptionPolicy | None
+) -> _Assessment:
+    """Assess a ``PUT`` (run in a worker: rendering, parsing and diffing are CPU work).
+
+    A subject is current when its latest version holds exactly the wanted schema and
+    metadata, or the wanted schema and the same contract (a version a rollback registered
+    again, with its ``cdc.contract.restores`` mark)."""
+    from registry_sync.desired import contract_from_properties
+    from registry_sync.sync import same_avro
+
+    def current(state: _SubjectState) -> bool:
+        if state.current:
+            return True
+        latest = state.latest
+        if latest is None or not same_avro(latest.schema, state.desired.schema):
+            return False
+        held = contract_from_properties(latest.metadata_properties, state.desired.subject)
+        wanted = state.desired.contract
+        return state.desired.part == "key" or (
+            held is not None and held.to_dict() == wanted.to_dict()
+        )
+
+    if all(current(s) for s in states):
+        return _Assessment(True)
+    value = next(s for s in states if s.desired.part == "value")
+    if value.held is not None and value.latest is not None and not current(value):
+        restores = value.held.version
+    else:
+        restores = None
+    judgements = tuple(
+        judge_subject(s.desired, list(s.history), fail_on, exceptions) for s in states
+    )
+    return _Assessment(False, restores, judgements)

@@ -10,6 +10,8 @@ from typing import Annotated
 from fastapi import Depends, Header, Request
 
 from api.catalog import Catalog
+from api.locks import SubjectLocks
+from api.offload import Offload
 from api.settings import Settings
 from contracts.errors import ContractsError
 
@@ -31,8 +33,20 @@ async def get_catalog(request: Request) -> Catalog:
     return catalog
 
 
+async def get_offload(request: Request) -> Offload:
+    offload: Offload = request.app.state.offload
+    return offload
+
+
+async def get_locks(request: Request) -> SubjectLocks:
+    locks: SubjectLocks = request.app.state.locks
+    return locks
+
+
 SettingsDep = Annotated[Settings, Depends(get_settings)]
 CatalogDep = Annotated[Catalog, Depends(get_catalog)]
+OffloadDep = Annotated[Offload, Depends(get_offload)]
+LocksDep = Annotated[SubjectLocks, Depends(get_locks)]
 ApiKeyHeader = Annotated[
     str | None, Header(alias="X-API-Key", description="API key (writes; reads when configured)")
 ]

@@ -14,13 +14,15 @@ REGISTRY_WRITE_PREFIXES: Final = ("/subjects", "/config", "/mode")
 WRITE_METHODS: Final = frozenset({"POST", "PUT", "DELETE"})
 
 
-class BodyTooLargeError(Exception):
-    """Raised inside ``receive`` when the body passes the limit while streaming."""
-
-
 class BodyLimit:
-    """Answer 413 to bodies larger than ``max_bytes``, declared or streamed: problem+json, or
-    what ``answer_for(path)`` gives for that path (the registry's Confluent-shaped error)."""
+    """Answer 413 to bodies larger than ``max_bytes``, declared or streamed (chunked too):
+    problem+json, or what ``answer_for(path)`` gives for that path (the registry's
+    Confluent-shaped error).
+
+    The body is read here, before any route runs, and handed on whole; the bodies the service
+    takes are small enough (``max_bytes``) to hold, and no route then meets a body that breaks
+    off half way (which FastAPI would answer 400).
+    """
 
     def __init__(
         self,
@@ -40,29 +42,31 @@ class BodyLimit:
         if declared is not None and declared > self.max_bytes:
             await self._refuse(scope, send)
             return
+        chunks: list[bytes] = []
         seen = 0
-        started = False
-
-        async def limited_receive() -> Any:
-            nonlocal seen
+        while True:
             message = await receive()
-            if message["type"] == "http.request":
-                seen += len(message.get("body", b""))
-                if seen > self.max_bytes:
-                    raise BodyTooLargeError
-            return message
-
-        async def tracking_send(message: Message) -> None:
-            nonlocal started
-            if message["type"] == "http.response.start":
-                started = True
-            await send(message)
-
-        try:
-            await self.app(scope, limited_receive, tracking_send)
-        except BodyTooLargeError:
-            if not started:
+            if message["type"] == "http.disconnect":
+                return  # the client went away: nothing to answer
+            chunk = message.get("body", b"")
+            seen += len(chunk)
+            if seen > self.max_bytes:
                 await self._refuse(scope, send)
+                return
+            chunks.append(chunk)
+            if not message.get("more_body", False):
+                break
+        body = b"".join(chunks)
+        delivered = False
+
+        async def replay() -> Message:
+            nonlocal delivered
+            if not delivered:
+                delivered = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()  # after the body: the disconnect, when it comes
+
+        await self.app(scope, replay, send)
 
     async def _refuse(self, scope: Scope, send: Send) -> None:
         if self.answer_for is not None:
@@ -76,6 +80,31 @@ class BodyLimit:
             instance=scope.get("path"),
         )
         await problem_response(body)(scope, _empty_receive, send)
+
+
+_METHODS: Final = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE")
+
+
+def allowed_methods(app: Any, scope: Scope) -> list[str]:
+    """Every method some route of the app takes at the request's path (for ``Allow``): each
+    method is tried against the routes as the router itself matches them."""
+    from starlette.routing import Match, Mount
+
+    # as the app's own router saw the request (a mount, e.g. /static, changes root_path)
+    top = {**scope, "root_path": scope.get("app_root_path", "")}
+    for route in app.router.routes:
+        if isinstance(route, Mount) and route.matches(top)[0] is Match.FULL:
+            return ["GET", "HEAD"]  # the static files
+    allowed = [
+        method
+        for method in _METHODS
+        if any(
+            route.matches({**top, "method": method})[0] is Match.FULL for route in app.router.routes
+        )
+    ]
+    if "GET" in allowed and "HEAD" not in allowed:
+        allowed.append("HEAD")  # answered as GET (HeadAsGet)
+    return sorted(allowed)
 
 
 async def _empty_receive() -> dict[str, Any]:

@@ -7,6 +7,7 @@ base URL also is a Schema Registry URL for any Confluent client.
 
 from __future__ import annotations
 
+import asyncio
 import math
 import os
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -20,13 +21,16 @@ from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from api.cached import CachedRenderings
-from api.catalog import Catalog, RegistryClient
+from api.catalog import Catalog
 from api.deps import read_allowed, registry_access, require_read_key
-from api.limits import BodyLimit, HeadAsGet, InvalidateOnRegistryWrite
+from api.limits import BodyLimit, HeadAsGet, InvalidateOnRegistryWrite, allowed_methods
+from api.locks import SubjectLocks, lock_directory, lock_directory_for
+from api.offload import BusyError, Offload
 from api.problems import install_problem_handlers, problem, problem_for_error, problem_response
 from api.routers import catalog, contracts, diff, formats, health, infer
 from api.settings import Settings
 from contracts import __version__
+from registry_sync.client import AsyncRegistryClient, RegistryConfig
 
 STATIC_DIR = Path(__file__).parent / "static"
 API_ROUTERS = (health.router, formats.router, contracts.router, diff.router, infer.router)
@@ -56,6 +60,15 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     changed = _data_version_watch(store) if store is not None else None
     registry = _registry_client(app, settings)
     app.state.catalog = Catalog(registry, settings.contracts_dir, ttl, changed)
+    app.state.offload = Offload(
+        settings.offload_workers, settings.offload_queue, settings.request_budget_seconds
+    )
+    locks_at = (
+        lock_directory(settings.registry_db.parent)
+        if settings.registry_url is None
+        else lock_directory_for(settings.registry_url)
+    )
+    app.state.locks = SubjectLocks(locks_at)
     reads = [Depends(require_read_key)] if settings.read_requires_key else []
     for router in API_ROUTERS:
         app.include_router(router, dependencies=reads)
@@ -122,44 +135,49 @@ def _registry_answer(path: str, status: int) -> Response | None:
     return registry_error_response(http_error(status))
 
 
-def _registry_client(app: FastAPI, settings: Settings) -> RegistryClient:
-    """The registry over REST: in process (embedded) or over the network (external)."""
-    timeout = httpx.Timeout(10.0, connect=5.0)
+def _registry_client(app: FastAPI, settings: Settings) -> AsyncRegistryClient:
+    """The registry, through the project's one client: in process (the embedded registry, over
+    ASGI) or over the network (an external one)."""
     if settings.registry_url is None:
-        # the contract API's own requests pass the registry's key check
+        # the contract API's own requests pass the registry's key check (as basic auth)
         key = settings.api_key()
-        headers = {"X-API-Key": key} if key else None
-        transport = httpx.ASGITransport(app=app)
-        client = httpx.AsyncClient(
-            transport=transport, base_url="http://registry", timeout=timeout, headers=headers
+        config = RegistryConfig(
+            url="http://registry",
+            basic_auth=f"cdc-contracts:{key}" if key else None,
+            max_retries=0,
         )
-        return RegistryClient(client, "embedded registry")
-    client = httpx.AsyncClient(base_url=settings.registry_url.rstrip("/"), timeout=timeout)
-    return RegistryClient(client, settings.registry_url)
+        transport = httpx.ASGITransport(app=app)
+        return AsyncRegistryClient(config, transport=transport, label="embedded registry")
+    return AsyncRegistryClient(RegistryConfig(url=settings.registry_url, max_retries=2))
 
 
 def _install_errors(app: FastAPI, embedded: bool) -> None:
     install_problem_handlers(app)
-    from api.routers.contracts import IncompatibleContractError
+    from api.catalog import RefusedContractError, RegistryIncompatibleError, RollbackError
+    from api.routers.contracts import refusal_problem
 
     on_problem_http_error = cast(
         Callable[[Request, Exception], Awaitable[Response]],
         app.exception_handlers[StarletteHTTPException],
     )
 
-    async def on_incompatible(request: Request, exc: Exception) -> Response:
-        assert isinstance(exc, IncompatibleContractError)
-        body = problem_for_error(exc, request.url.path)
-        body.update(exc.extra)
-        return problem_response(body)
+    async def on_refused(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, RefusedContractError | RegistryIncompatibleError | RollbackError)
+        return problem_response(refusal_problem(exc, request.url.path))
 
     async def on_http_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, StarletteHTTPException)
         answer = _registry_answer(request.url.path, exc.status_code) if embedded else None
-        if answer is not None:
-            return answer
-        response: Response = await on_problem_http_error(request, exc)
-        return response
+        if answer is None:
+            answer = await on_problem_http_error(request, exc)
+        if exc.status_code == 405:  # every method some route of this path takes
+            answer.headers["Allow"] = ", ".join(allowed_methods(request.app, request.scope))
+        return answer
+
+    async def on_busy(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, BusyError)
+        body = problem_for_error(exc, request.url.path)
+        return problem_response(body, headers={"Retry-After": str(exc.retry_after)})
 
     async def on_too_deep(request: Request, exc: Exception) -> Response:
         """Input nested deeper than the code can follow (a deep schema or contract)."""
@@ -187,7 +205,9 @@ def _install_errors(app: FastAPI, embedded: bool) -> None:
             problem(500, detail=f"unexpected {type(exc).__name__}", instance=request.url.path)
         )
 
-    app.add_exception_handler(IncompatibleContractError, on_incompatible)
+    for refusal in (RefusedContractError, RegistryIncompatibleError, RollbackError):
+        app.add_exception_handler(refusal, on_refused)
+    app.add_exception_handler(BusyError, on_busy)
     app.add_exception_handler(StarletteHTTPException, on_http_error)
     app.add_exception_handler(RecursionError, on_too_deep)
     app.add_exception_handler(Exception, on_unexpected)
@@ -218,7 +238,12 @@ def _install_middleware(app: FastAPI, settings: Settings) -> None:
 
 @asynccontextmanager
 async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
+    # the workers import the project in the background: the service answers at once, and the
+    # first request that needs a worker waits for it
+    warming = asyncio.create_task(app.state.offload.start())
     yield
+    warming.cancel()
+    app.state.offload.close()
     await app.state.catalog.registry.aclose()
     if app.state.registry_store is not None:
         app.state.registry_store.close()

@@ -37,6 +37,12 @@ class Settings(BaseSettings):
     #: the project configuration (cdc-contracts.yaml) whose exceptions, fail_on and default
     #: compatibility the API's gate applies, as ``check`` does; None: none
     config_file: Path | None = None
+    #: worker processes parsing, diffing and inferring request bodies off the event loop
+    offload_workers: int = Field(default=2, ge=1, le=64)
+    #: requests that may wait for a worker; beyond them the answer is 503 with Retry-After
+    offload_queue: int = Field(default=64, ge=0)
+    #: seconds of processing a request may take before it is answered 503
+    request_budget_seconds: float = Field(default=20.0, gt=0)
 
     @property
     def embedded_registry(self) -> bool:

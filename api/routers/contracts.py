@@ -9,10 +9,20 @@ from fastapi import APIRouter, Body, Header, Path, Query, Request, Response
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 from api.cached import response_parts
-from api.catalog import Catalog, Entry, Loaded, RegistryIncompatibleError, Rendered
-from api.deps import CatalogDep, SettingsDep, WriteKey
+from api.catalog import (
+    Catalog,
+    Entry,
+    Loaded,
+    RefusedContractError,
+    RegistryIncompatibleError,
+    Rendered,
+    RollbackError,
+)
+from api.deps import CatalogDep, LocksDep, OffloadDep, SettingsDep, WriteKey
+from api.problems import PROBLEM_BASE, problem_for_error
 from contracts.contract import NAME_PATTERN, CompatibilityLevel, Contract, parse_contract
-from contracts.errors import ConflictError, ContractFileError, ContractsError, NotFoundError
+from contracts.diff.side import Side
+from contracts.errors import ContractFileError, ContractsError, InputError
 
 router = APIRouter(prefix="/contracts", tags=["contracts"])
 
@@ -139,18 +149,21 @@ def candidate_contract(value: dict[str, Any] | str, where: str) -> Contract:
     return parse_contract(text, where)
 
 
-async def verdict(
-    catalog: Catalog, name: str, candidate: Contract, level: CompatibilityLevel | None
+def judge_candidate(
+    value: dict[str, Any] | str,
+    name: str,
+    history: list[Contract],
+    versions: list[int],
+    level: CompatibilityLevel | None,
 ) -> dict[str, Any]:
-    """The candidate diffed with the latest version; the registry verdict is taken against
-    every version for transitive levels, against the latest otherwise (as the registry does)."""
-    from contracts.diff import Side, diff_sides
+    """The candidate's verdict against the registered versions, as JSON (runs in a worker)."""
+    from contracts.diff.verdict import contract_verdict
 
-    entry = await catalog.entry(name)
-    history = [Side.of_contract((await catalog.load(ref)).contract) for ref in entry.versions]
-    result = diff_sides(history[-1], Side.of_contract(candidate), level, history=history)
-    against = entry.versions if result.level.transitive else entry.versions[-1:]
-    return {"name": name, "against_versions": [r.version for r in against], **result.to_json()}
+    refuse_lone_surrogates(value, "$.candidate")
+    candidate = candidate_contract(value, "$.candidate")
+    _same_name(name, candidate)
+    sides = [Side.of_contract(c, f"{name} v{n}") for n, c in zip(versions, history, strict=True)]
+    return contract_verdict(candidate, sides, level=level, versions=versions).to_json()
 
 
 @router.post("/{name}/check", summary="Check a candidate against the registered versions")
@@ -158,11 +171,17 @@ async def check(
     name: Name,
     request: Annotated[CheckRequest, Body()],
     catalog: CatalogDep,
+    offload: OffloadDep,
 ) -> dict[str, Any]:
-    """Would the candidate be accepted? Transitive levels check every version, others the latest."""
-    candidate = candidate_contract(request.candidate, "$.candidate")
-    _same_name(name, candidate)
-    return await verdict(catalog, name, candidate, request.level)
+    """Would ``PUT`` accept the candidate? The same verdict as ``cdc-contracts check``: the CDC
+    rules against the latest version and the registry verdict at the level (against every
+    version for transitive levels, else the latest)."""
+    entry = await catalog.entry(name)
+    history = [(await catalog.load(ref)).contract for ref in entry.versions]
+    versions = [ref.version for ref in entry.versions]
+    return await offload.run(
+        judge_candidate, request.candidate, name, history, versions, request.level
+    )
 
 
 _PUT_BODY = {
@@ -184,69 +203,50 @@ _PUT_BODY = {
     status_code=201,
     responses={
         200: {"description": "unchanged: the latest version already is this contract"},
-        409: {"description": "incompatible with the registered versions"},
+        409: {
+            "description": "refused: the gate's verdict (the findings, as `check` reports "
+            "them), another contract's subject, the registry's refusal, or a rollback"
+        },
+        503: {"description": "busy: retry after the `Retry-After` seconds"},
     },
 )
 async def put_contract(
-    name: Name, request: Request, catalog: CatalogDep, _key: WriteKey
+    name: Name,
+    request: Request,
+    catalog: CatalogDep,
+    offload: OffloadDep,
+    locks: LocksDep,
+    _key: WriteKey,
+    rollback: Annotated[
+        bool,
+        Query(description="register the contract again though it equals an older version"),
+    ] = False,
 ) -> Response:
-    """Registers the key and value schemas (with the contract metadata) if compatible."""
-    contract = _contract_from_body(await request.body(), "request body")
+    """Registers the key and value schemas (with the contract metadata) if the gate passes
+    them: exactly what ``cdc-contracts check`` applies. Writes to a subject are serialized."""
+    contract = await offload.run(_contract_from_body, await request.body(), "request body")
     _same_name(name, contract)
-    entry = await _registered_entry(catalog, name)
-    result = None
-    if entry is not None:
-        latest = (await catalog.load(entry.latest)).contract
-        if latest.to_dict() == contract.to_dict():
-            return _json({"name": name, "changed": False, "version": entry.latest.version}, 200)
-        result = await verdict(catalog, name, contract, contract.compatibility)
-        if not result["compatible"]:
-            raise IncompatibleContractError(result)
-    try:
-        outcome = await catalog.register(contract)
-    except RegistryIncompatibleError as err:
-        raise IncompatibleContractError.by_registry(name, contract, result, err) from None
-    return _json({"name": name, "changed": True, **outcome}, 201)
+    outcome = await catalog.put(contract, locks=locks, offload=offload, rollback=rollback)
+    return _json(outcome.to_json(), 201 if outcome.changed else 200)
 
 
-async def _registered_entry(catalog: Catalog, name: str) -> Entry | None:
-    try:
-        entry = await catalog.entry(name)
-    except NotFoundError:
-        return None
-    return entry if entry.source == "registry" else None
-
-
-class IncompatibleContractError(ConflictError):
-    """The candidate breaks compatibility with registered versions; the verdict is kept."""
-
-    def __init__(self, result: dict[str, Any]) -> None:
-        versions = ", ".join(map(str, result["against_versions"])) or "the registered schema"
-        super().__init__(
-            f"contract {result['name']!r} is not {result['level']} compatible with "
-            f"version(s) {versions}",
-            f"/contracts/{result['name']}",
-        )
-        self.extra = {"verdict": result}
-
-    @classmethod
-    def by_registry(
-        cls,
-        name: str,
-        contract: Contract,
-        result: dict[str, Any] | None,
-        refusal: RegistryIncompatibleError,
-    ) -> IncompatibleContractError:
-        """The registry refused a subject the diff engine let through (or had nothing to diff
-        against): the verdict says so, with the registry's reasons under ``registry``."""
-        base = result or {
-            "name": name,
-            "against_versions": [],
-            "level": contract.compatibility.value,
-            "findings": [],
-        }
-        registry = {"subject": refusal.subject, "part": refusal.part, "messages": refusal.messages}
-        return cls({**base, "compatible": False, "breaking": True, "registry": registry})
+def refusal_problem(
+    err: RefusedContractError | RegistryIncompatibleError | RollbackError, instance: str
+) -> dict[str, Any]:
+    """The 409 problem of a refused ``PUT``: ``verdict`` is the contract's verdict in the
+    CLI's JSON, ``findings`` the findings that refuse it (rule, path, severity, message)."""
+    body = problem_for_error(err, instance)
+    if isinstance(err, RefusedContractError):
+        body["type"] = PROBLEM_BASE + "refused-by-the-gate"
+        body["verdict"] = err.verdict.to_json()
+        body["findings"] = [f.to_json() for f in err.verdict.failing()]
+    elif isinstance(err, RegistryIncompatibleError):
+        body["type"] = PROBLEM_BASE + "refused-by-the-registry"
+        body["registry"] = {"subject": err.subject, "part": err.part, "messages": err.messages}
+        body["findings"] = []
+    else:
+        body["type"] = PROBLEM_BASE + "rollback"
+    return body
 
 
 def _contract_from_body(raw: bytes, where: str) -> Contract:
@@ -256,7 +256,43 @@ def _contract_from_body(raw: bytes, where: str) -> Contract:
         raise ContractFileError("the body is not UTF-8 text", where) from None
     if not text.strip():
         raise ContractFileError("the body is empty: send the contract as YAML or JSON", where)
-    return parse_contract(text, where)
+    contract = parse_contract(text, where)
+    refuse_lone_surrogates(contract.to_dict(), "$")
+    return contract
+
+
+def refuse_lone_surrogates(value: Any, path: str) -> None:
+    """Refuse a string holding a lone surrogate (``"\\ud800"`` in JSON or YAML): it is not
+    Unicode text, and no registry, file or JSON answer can carry it."""
+    import orjson
+
+    try:
+        orjson.dumps(value)
+    except TypeError:
+        where = _surrogate_path(value, path) or path
+        raise InputError(
+            "a string holds a lone surrogate (e.g. \\ud800), which is not Unicode text", where
+        ) from None
+
+
+def _surrogate_path(value: Any, path: str) -> str | None:
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return path
+        return None
+    if isinstance(value, dict):
+        for k, v in value.items():
+            found = _surrogate_path(k, f"{path} (a key)") or _surrogate_path(v, f"{path}.{k}")
+            if found:
+                return found
+    if isinstance(value, list):
+        for i, v in enumerate(value):
+            found = _surrogate_path(v, f"{path}[{i}]")
+            if found:
+                return found
+    return None
 
 
 def _same_name(name: str, contract: Contract) -> None:

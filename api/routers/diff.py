@@ -7,6 +7,7 @@ from typing import Any
 from fastapi import APIRouter
 from pydantic import BaseModel, ConfigDict, Field
 
+from api.deps import OffloadDep
 from api.routers.contracts import Level
 from contracts.errors import SchemaError
 
@@ -26,8 +27,13 @@ class DiffRequest(BaseModel):
 
 
 @router.post("/diff", summary="Diff two contracts or schemas")
-async def diff(request: DiffRequest) -> dict[str, Any]:
+async def diff(request: DiffRequest, offload: OffloadDep) -> dict[str, Any]:
     """The diff result, identical to ``cdc-contracts diff --output json``."""
+    return await offload.run(diff_request, request)
+
+
+def diff_request(request: DiffRequest) -> dict[str, Any]:
+    """What ``POST /diff`` answers (runs in a worker)."""
     from contracts.diff import diff_sides
     from contracts.diff.inputs import load_side_obj
 

@@ -7,7 +7,7 @@ from typing import Any
 from fastapi import APIRouter
 from pydantic import BaseModel, ConfigDict, Field
 
-from api.deps import SettingsDep
+from api.deps import OffloadDep, SettingsDep
 from contracts.contract import NAME_PATTERN, dump_contract, validate_name
 from contracts.errors import ContractFileError, ContractsError, InputError
 
@@ -33,8 +33,15 @@ class TooManyMessagesError(ContractsError):
 
 
 @router.post("/infer", summary="Infer a contract from sample messages")
-def infer(request: InferRequest, settings: SettingsDep) -> dict[str, Any]:
+async def infer(
+    request: InferRequest, settings: SettingsDep, offload: OffloadDep
+) -> dict[str, Any]:
     """The inferred contract (as data and as the YAML file), the format and what was seen."""
+    return await offload.run(infer_contract, request, settings.max_messages)
+
+
+def infer_contract(request: InferRequest, max_messages: int) -> dict[str, Any]:
+    """What ``POST /infer`` answers (runs in a worker: inference is CPU work)."""
     from contracts.errors import DetectionError
     from contracts.formats import detect_format, get_format
     from contracts.formats.base import InferOptions
@@ -47,9 +54,9 @@ def infer(request: InferRequest, settings: SettingsDep) -> dict[str, Any]:
             validate_name(request.name)  # the rule of PUT /contracts/{name} (no '..')
         except ContractFileError as err:
             raise ContractFileError(err.what, "$.name") from None
-    if len(request.messages) > settings.max_messages:
+    if len(request.messages) > max_messages:
         raise TooManyMessagesError(
-            f"{len(request.messages)} messages sent; at most {settings.max_messages} per request",
+            f"{len(request.messages)} messages sent; at most {max_messages} per request",
             "$.messages",
         )
     for i, value in enumerate(request.messages):

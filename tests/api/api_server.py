@@ -10,6 +10,7 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import httpx
 
@@ -122,3 +123,17 @@ def contracts_dir(tmp: Path) -> Path:
     shutil.copy(ORDERS, directory / "orders.yaml")
     (directory / "broken.yaml").write_text("name: broken\nformat: debezium-json\ntopix: x\n")
     return directory
+
+
+def register_directly(
+    registry: httpx.Client, data: dict[str, Any], headers: dict[str, str] | None = None
+) -> None:
+    """Register a contract's subjects in the registry the way ``registry_sync`` pushes them
+    (past the gate)."""
+    from contracts.contract import Contract
+    from registry_sync.desired import desired_subjects
+
+    for item in desired_subjects([Contract.model_validate(data)]):
+        body = {"schema": item.schema, "metadata": {"properties": dict(item.properties)}}
+        answer = registry.post(f"/subjects/{item.subject}/versions", json=body, headers=headers)
+        assert answer.status_code == 200, answer.text

@@ -413,20 +413,31 @@ def test_put_that_changes_the_level_is_checked_at_the_new_level(client: httpx.Cl
     assert level == {"compatibilityLevel": "NONE"}
 
 
-def test_registry_refusal_is_a_409_with_the_verdict(client: httpx.Client) -> None:
+def test_a_foreign_version_refuses_through_the_gate_or_the_registry(
+    client: httpx.Client,
+) -> None:
     name = fresh_name()
     foreign = {"type": "record", "name": "Foreign", "fields": [{"name": "z", "type": "string"}]}
-    registered = client.post(
-        f"/subjects/t.{name}-value/versions",
-        json={"schema": json.dumps(foreign)},
-        headers={"X-API-Key": API_KEY},
-    )
-    assert registered.status_code == 200, registered.text
+    for subject in (f"t.{name}-value", f"t.{name}x-key"):
+        registered = client.post(
+            f"/subjects/{subject}/versions",
+            json={"schema": json.dumps(foreign)},
+            headers={"X-API-Key": API_KEY},
+        )
+        assert registered.status_code == 200, registered.text
+    # the value subject holds another tool's schema: the contract's verdict refuses it
     body = assert_problem(put(client, orders(name)), 409)
-    verdict = body["verdict"]
-    assert verdict["compatible"] is False and verdict["registry"]["subject"] == f"t.{name}-value"
-    assert verdict["registry"]["messages"]
+    assert body["verdict"]["compatible"] is False and body["verdict"]["against_versions"] == [1]
+    assert body["findings"] and all(f["rule"].startswith("avro-") for f in body["findings"])
+    assert body["detail"] == f"contract {name!r} is not BACKWARD compatible with version 1: " + (
+        f"{len(body['findings'])} finding(s) fail the gate: "
+    ) + ", ".join(dict.fromkeys(f"{f['rule']} at {f['path']}" for f in body["findings"]))
     assert client.get(f"/subjects/t.{name}-value/versions").json() == [1]
+    # the key subject does: the registry verdict of the key schema refuses it
+    keyed = orders(f"{name}x")
+    body = assert_problem(put(client, keyed), 409)
+    assert body["registry"]["subject"] == f"t.{name}x-key" and body["registry"]["messages"]
+    assert client.get(f"/subjects/t.{name}x-value/versions").status_code == 404
 
 
 def test_get_names_the_key_subject_and_schema_id(client: httpx.Client) -> None:

@@ -13,9 +13,12 @@ from typing import Any
 import httpx
 from test_api import orders
 
-from api.catalog import RegistryClient, register_contract, registered_entries
+from api.catalog import put_contract, registered_entries
+from api.locks import SubjectLocks
+from api.offload import Offload
 from api.registry.app import create_registry_app
 from contracts.contract import Contract
+from registry_sync.client import AsyncRegistryClient, RegistryConfig
 
 
 def widened(name: str, column: str) -> Contract:
@@ -32,20 +35,23 @@ async def listing_with_request_count(tmp: Path) -> tuple[dict[str, list[int]], l
 
     app = create_registry_app(tmp / "registry.db")
     transport = httpx.ASGITransport(app=app)
-    async with httpx.AsyncClient(
-        transport=transport, base_url="http://registry", event_hooks={"request": [count]}
-    ) as http:
-        registry = RegistryClient(http, "test registry")
+    config = RegistryConfig(url="http://registry", max_retries=0)
+    registry = AsyncRegistryClient(config, transport=transport)
+    registry._http.event_hooks["request"].append(count)
+    gate = {"locks": SubjectLocks(None), "offload": Offload(1, 4, 30.0, processes=False)}
+    try:
         for name in ("l.one", "l.two"):
-            await register_contract(registry, Contract.model_validate(orders(name)))
+            await put_contract(registry, Contract.model_validate(orders(name)), **gate)
         for column in ("c1", "c2"):
-            await register_contract(registry, widened("l.three", column))
-        await registry.request("DELETE", "/subjects/t.l.three-value/versions/1")
+            await put_contract(registry, widened("l.three", column), **gate)
+        await registry.delete_version("t.l.three-value", 1)
         subjects = len(await registry.subjects())
         sent.clear()
         problems: list[str] = []
         entries = await registered_entries(registry, problems)
         assert problems == []
+    finally:
+        await registry.aclose()
     versions = {name: [r.version for r in e.versions] for name, e in entries.items()}
     return versions, sent, subjects
 

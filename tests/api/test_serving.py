@@ -21,6 +21,7 @@ from api_server import (
     ROOT,
     Server,
     contracts_dir,
+    register_directly,
     start_registry,
     start_server,
     stop_server,
@@ -170,17 +171,6 @@ def external(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Server,
     yield registry, service
     stop_server(service)
     stop_server(registry)
-
-
-def register_directly(registry: httpx.Client, data: dict[str, Any]) -> None:
-    """Register a contract's subjects in the registry the way ``registry_sync`` pushes them."""
-    from contracts.contract import Contract
-    from registry_sync.desired import desired_subjects
-
-    for item in desired_subjects([Contract.model_validate(data)]):
-        body = {"schema": item.schema, "metadata": {"properties": dict(item.properties)}}
-        answer = registry.post(f"/subjects/{item.subject}/versions", json=body)
-        assert answer.status_code == 200, answer.text
 
 
 def test_external_registry_is_used_over_http(external: tuple[Server, Server]) -> None:
