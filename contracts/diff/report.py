@@ -737,8 +737,9 @@ _LOCATED: Final = re.compile(r"^(?P<file>[^\s:][^\s]*?):(?P<line>\d+)(?:\s|$)")
 
 
 def _split_where(where: str | None) -> tuple[str | None, int | None]:
-    """``contracts/x.yaml:12 $.a`` → (``contracts/x.yaml``, 12); anything else → its text."""
-    if not where:
+    """``contracts/x.yaml:12 $.a`` → (``contracts/x.yaml``, 12); anything else → its text.
+    A URL (a registry's, ``http://host:8081``) is no file: its port is no line."""
+    if not where or "://" in where.split(" ", 1)[0]:
         return None, None
     found = _LOCATED.match(where)
     if found is None:

@@ -115,6 +115,7 @@ def test_github_and_junit_get_one_run_level_error(web_server: str, tmp_path: Pat
     )
     assert junit.returncode == 2
     assert junit.stdout.count("<error ") == 1 and 'errors="1"' in junit.stdout
+    assert web_server in junit.stdout
     assert "<testcase" in junit.stdout and junit.stdout.count("<testcase") == 1
 
 
