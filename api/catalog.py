@@ -333,32 +333,6 @@ class Catalog:
 
     # --- writes ---------------------------------------------------------------------------------
 
-    async def put(
-        self,
-        contract: Contract,
-        *,
-        locks: SubjectLocks,
-        offload: Offload,
-        rollback: bool = False,
-        fail_on: FailOn = "breaking",
-        exceptions: ExceptionPolicy | None = None,
-    ) -> PutOutcome:
-        """Register the contract through the gate (:func:`put_contract`)."""
-        if self.registry is None:
-            raise ConflictError("this service has no registry to register contracts in")
-        try:
-            return await put_contract(
-                self.registry,
-                contract,
-                locks=locks,
-                offload=offload,
-                rollback=rollback,
-                fail_on=fail_on,
-                exceptions=exceptions,
-            )
-        finally:
-            self.invalidate()
-
 
 # --- contracts in the registry ------------------------------------------------------------------
 # Contracts travel as schema metadata the way ``registry_sync`` pushes them (registry_sync.desired):
@@ -534,8 +508,8 @@ class PutOutcome:
         return out
 
 
-async def put_contract(
-    registry: RegistryClient,
+async def put_through_gate(
+    catalog: Catalog,
     contract: Contract,
     *,
     locks: SubjectLocks,
@@ -553,6 +527,23 @@ async def put_contract(
     judge) must pass before anything is written, and the registry's own check at write time
     must too.
     """
+    if catalog.registry is None:
+        raise ConflictError("this service has no registry to register contracts in")
+    try:
+        return await _put(catalog.registry, contract, locks, offload, rollback, fail_on, exceptions)
+    finally:
+        catalog.invalidate()
+
+
+async def _put(
+    registry: RegistryClient,
+    contract: Contract,
+    locks: SubjectLocks,
+    offload: Offload,
+    rollback: bool,
+    fail_on: FailOn,
+    exceptions: ExceptionPolicy | None,
+) -> PutOutcome:
     from registry_sync.desired import PROP_NAME, PROP_RESTORES, desired_subjects
 
     wanted = await offload.run(desired_subjects, [contract])

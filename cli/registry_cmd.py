@@ -7,13 +7,18 @@ registry once first: an answer that is not a registry's is one error line and ex
 
 from __future__ import annotations
 
+import inspect
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, Final, get_type_hints
 
 import typer
 
 from cli.common import OutputMode, print_json, refuse_under_a_file, stderr_console
+
+if TYPE_CHECKING:
+    from registry_sync.client import RegistryClient, RegistryConfig
 
 registry_app = typer.Typer(
     name="registry",
@@ -94,7 +99,7 @@ VersionOpt = Annotated[
 ]
 
 
-def _client(
+def _config(
     url: str,
     basic_auth: str | None,
     bearer_token: str | None,
@@ -104,22 +109,68 @@ def _client(
     client_key: Path | None,
     insecure: bool,
     timeout: float,
-) -> Any:
-    from registry_sync.client import RegistryClient, RegistryConfig
+) -> RegistryConfig:
+    from registry_sync.client import RegistryConfig
 
-    return RegistryClient(
-        RegistryConfig(
-            url=url,
-            basic_auth=basic_auth,
-            bearer_token=bearer_token,
-            bearer_logical_cluster=logical_cluster,
-            ca_location=str(ca_cert) if ca_cert else None,
-            cert_location=str(client_cert) if client_cert else None,
-            key_location=str(client_key) if client_key else None,
-            verify=not insecure,
-            timeout=timeout,
-        )
+    return RegistryConfig(
+        url=url,
+        basic_auth=basic_auth,
+        bearer_token=bearer_token,
+        bearer_logical_cluster=logical_cluster,
+        ca_location=str(ca_cert) if ca_cert else None,
+        cert_location=str(client_cert) if client_cert else None,
+        key_location=str(client_key) if client_key else None,
+        verify=not insecure,
+        timeout=timeout,
     )
+
+
+#: how every registry command reaches the registry: these options (``_config``'s parameters)
+_CONNECTION: Final = {
+    "url": (Url, inspect.Parameter.empty),
+    "basic_auth": (BasicAuth, None),
+    "bearer_token": (Bearer, None),
+    "logical_cluster": (LogicalCluster, ""),
+    "ca_cert": (CaCert, None),
+    "client_cert": (ClientCert, None),
+    "client_key": (ClientKey, None),
+    "insecure": (Insecure, False),
+    "timeout": (Timeout, 10.0),
+}
+
+
+def registry_command(name: str) -> Callable[[Callable[..., None]], Callable[..., None]]:
+    """Register ``registry NAME``: a function whose first parameter is a connected
+    :class:`~registry_sync.client.RegistryClient`; the connection options (``--url``, auth,
+    TLS, ``--timeout``) are added to its options once, here, for every command."""
+
+    def decorate(fn: Callable[..., None]) -> Callable[..., None]:
+        # the client is typed for mypy only; the options are what typer reads
+        hints = get_type_hints(fn, localns={"RegistryClient": Any}, include_extras=True)
+        own = [
+            p.replace(kind=inspect.Parameter.KEYWORD_ONLY, annotation=hints[p.name])
+            for p in inspect.signature(fn).parameters.values()
+            if p.name != "client"
+        ]
+        connection = [
+            inspect.Parameter(n, inspect.Parameter.KEYWORD_ONLY, annotation=t, default=d)
+            for n, (t, d) in _CONNECTION.items()
+        ]
+
+        def command(**options: Any) -> None:
+            config = _config(**{n: options.pop(n) for n in _CONNECTION})
+            from registry_sync.client import RegistryClient
+
+            with RegistryClient(config) as client:
+                fn(client, **options)
+
+        command.__name__ = fn.__name__
+        command.__doc__ = fn.__doc__
+        command.__signature__ = inspect.Signature(connection[:1] + own + connection[1:])  # type: ignore[attr-defined]
+        registry_app.command(name)(command)
+        return fn
+
+    return decorate
 
 
 def _desired(source: Path, strategy: str) -> list[Any]:
@@ -132,18 +183,10 @@ def _desired(source: Path, strategy: str) -> list[Any]:
 # --- plan / push / pull ------------------------------------------------------------------------
 
 
-@registry_app.command("plan")
+@registry_command("plan")
 def plan_cmd(
-    url: Url,
+    client: RegistryClient,
     source: Source = Path("."),
-    basic_auth: BasicAuth = None,
-    bearer_token: Bearer = None,
-    logical_cluster: LogicalCluster = "",
-    ca_cert: CaCert = None,
-    client_cert: ClientCert = None,
-    client_key: ClientKey = None,
-    insecure: Insecure = False,
-    timeout: Timeout = 10.0,
     strategy: Strategy = "topic",
     concurrency: Concurrency = 8,
     output_format: OutputFormat = OutputMode.text,
@@ -158,22 +201,11 @@ def plan_cmd(
     from registry_sync.sync import Action, plan
 
     desired = _desired(source, strategy)
-    with _client(
-        url,
-        basic_auth,
-        bearer_token,
-        logical_cluster,
-        ca_cert,
-        client_cert,
-        client_key,
-        insecure,
-        timeout,
-    ) as client:
-        planned = plan(client, desired, concurrency)
+    planned = plan(client, desired, concurrency)
     if output_format is OutputMode.json:
-        print_json({"registry": url, "subjects": [p.to_json() for p in planned]})
+        print_json({"registry": client.config.url, "subjects": [p.to_json() for p in planned]})
     else:
-        sys.stdout.write(plan_view(url, planned))
+        sys.stdout.write(plan_view(client.config.url, planned))
         stderr_console().print(summary(p.action.value for p in planned))
     if any(p.action is Action.ERROR and p.error_exit == 2 for p in planned):
         raise typer.Exit(2)  # the registry could not be reached or used: no verdict
@@ -181,19 +213,11 @@ def plan_cmd(
         raise typer.Exit(1)
 
 
-@registry_app.command("push")
+@registry_command("push")
 def push_cmd(
-    url: Url,
+    client: RegistryClient,
     source: Source = Path("."),
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Plan only; write nothing")] = False,
-    basic_auth: BasicAuth = None,
-    bearer_token: Bearer = None,
-    logical_cluster: LogicalCluster = "",
-    ca_cert: CaCert = None,
-    client_cert: ClientCert = None,
-    client_key: ClientKey = None,
-    insecure: Insecure = False,
-    timeout: Timeout = 10.0,
     strategy: Strategy = "topic",
     concurrency: Concurrency = 8,
     output_format: OutputFormat = OutputMode.text,
@@ -206,24 +230,17 @@ def push_cmd(
     from registry_sync.sync import Action, push
 
     desired = _desired(source, strategy)
-    with _client(
-        url,
-        basic_auth,
-        bearer_token,
-        logical_cluster,
-        ca_cert,
-        client_cert,
-        client_key,
-        insecure,
-        timeout,
-    ) as client:
-        results = push(client, desired, concurrency, dry_run=dry_run)
+    results = push(client, desired, concurrency, dry_run=dry_run)
     if output_format is OutputMode.json:
         print_json(
-            {"registry": url, "dry_run": dry_run, "subjects": [r.to_json() for r in results]}
+            {
+                "registry": client.config.url,
+                "dry_run": dry_run,
+                "subjects": [r.to_json() for r in results],
+            }
         )
     else:
-        sys.stdout.write(push_view(url, results, dry_run))
+        sys.stdout.write(push_view(client.config.url, results, dry_run))
         stderr_console().print(summary(r.outcome.value for r in results))
     if any(r.plan.action is Action.ERROR and r.plan.error_exit == 2 for r in results):
         raise typer.Exit(2)  # the registry could not be reached or used
@@ -231,9 +248,9 @@ def push_cmd(
         raise typer.Exit(1)
 
 
-@registry_app.command("pull")
+@registry_command("pull")
 def pull_cmd(
-    url: Url,
+    client: RegistryClient,
     output: Annotated[
         Path,
         typer.Option("--output", "-o", metavar="DIR", help="Directory for contract files"),
@@ -244,14 +261,6 @@ def pull_cmd(
             "--subject-pattern", metavar="REGEX", help="Regular expression on subject names"
         ),
     ] = None,
-    basic_auth: BasicAuth = None,
-    bearer_token: Bearer = None,
-    logical_cluster: LogicalCluster = "",
-    ca_cert: CaCert = None,
-    client_cert: ClientCert = None,
-    client_key: ClientKey = None,
-    insecure: Insecure = False,
-    timeout: Timeout = 10.0,
     concurrency: Concurrency = 8,
     output_format: OutputFormat = OutputMode.text,
 ) -> None:
@@ -259,24 +268,13 @@ def pull_cmd(
     from registry_sync.sync import pull
 
     _check_out_dir(output)
-    with _client(
-        url,
-        basic_auth,
-        bearer_token,
-        logical_cluster,
-        ca_cert,
-        client_cert,
-        client_key,
-        insecure,
-        timeout,
-    ) as client:
-        report = pull(client, output, subject_pattern, concurrency)
+    report = pull(client, output, subject_pattern, concurrency)
     if output_format is OutputMode.json:
         print_json(report.to_json())
         return
     lines = [f"written  {p}" for p in report.written]
     lines += [f"skipped  {s}: {why}" for s, why in report.skipped]
-    sys.stdout.write("\n".join([f"registry pull: {url}", *lines]) + "\n")
+    sys.stdout.write("\n".join([f"registry pull: {client.config.url}", *lines]) + "\n")
 
 
 def _check_out_dir(out_dir: Path) -> None:
@@ -293,57 +291,30 @@ def _check_out_dir(out_dir: Path) -> None:
 # --- admin -----------------------------------------------------------------------------------
 
 
-@registry_app.command("subjects")
+@registry_command("subjects")
 def subjects_cmd(
-    url: Url,
+    client: RegistryClient,
     prefix: Annotated[
         str | None, typer.Option("--prefix", metavar="TEXT", help="Only subjects starting so")
     ] = None,
     deleted: Annotated[
         bool, typer.Option("--deleted", help="Include soft-deleted subjects")
     ] = False,
-    basic_auth: BasicAuth = None,
-    bearer_token: Bearer = None,
-    logical_cluster: LogicalCluster = "",
-    ca_cert: CaCert = None,
-    client_cert: ClientCert = None,
-    client_key: ClientKey = None,
-    insecure: Insecure = False,
-    timeout: Timeout = 10.0,
     output_format: OutputFormat = OutputMode.text,
 ) -> None:
     """List the registry's subjects, one per line (sorted)."""
-    with _client(
-        url,
-        basic_auth,
-        bearer_token,
-        logical_cluster,
-        ca_cert,
-        client_cert,
-        client_key,
-        insecure,
-        timeout,
-    ) as client:
-        found = client.subjects(prefix, deleted)
+    found = client.subjects(prefix, deleted)
     if output_format is OutputMode.json:
-        print_json({"registry": url, "subjects": found})
+        print_json({"registry": client.config.url, "subjects": found})
     elif found:
         sys.stdout.write("\n".join(found) + "\n")
 
 
-@registry_app.command("describe")
+@registry_command("describe")
 def describe_cmd(
-    url: Url,
+    client: RegistryClient,
     subject: Annotated[str, typer.Argument(metavar="SUBJECT", help="The subject")],
     version: VersionOpt = None,
-    basic_auth: BasicAuth = None,
-    bearer_token: Bearer = None,
-    logical_cluster: LogicalCluster = "",
-    ca_cert: CaCert = None,
-    client_cert: ClientCert = None,
-    client_key: ClientKey = None,
-    insecure: Insecure = False,
-    timeout: Timeout = 10.0,
     output_format: OutputFormat = OutputMode.text,
 ) -> None:
     """Show one version of a subject (the latest by default): id, level, contract, schema."""
@@ -352,23 +323,12 @@ def describe_cmd(
     from cli.registry_view import describe_view
     from registry_sync.protocol import RegistryNotFoundError
 
-    with _client(
-        url,
-        basic_auth,
-        bearer_token,
-        logical_cluster,
-        ca_cert,
-        client_cert,
-        client_key,
-        insecure,
-        timeout,
-    ) as client:
-        found = client.version(subject, version if version is not None else "latest")
-        if found is None:
-            what = f"no version {version}" if version is not None else "no such subject"
-            raise RegistryNotFoundError(what, subject)
-        versions = client.versions(subject)
-        level = client.compatibility(subject)
+    found = client.version(subject, version if version is not None else "latest")
+    if found is None:
+        what = f"no version {version}" if version is not None else "no such subject"
+        raise RegistryNotFoundError(what, subject)
+    versions = client.versions(subject)
+    level = client.compatibility(subject)
     try:
         schema: Any = json.loads(found.schema or "")
     except ValueError:
@@ -389,9 +349,9 @@ def describe_cmd(
         sys.stdout.write(describe_view(answer))
 
 
-@registry_app.command("set-level")
+@registry_command("set-level")
 def set_level_cmd(
-    url: Url,
+    client: RegistryClient,
     target: Annotated[
         list[str],
         typer.Argument(
@@ -400,31 +360,12 @@ def set_level_cmd(
             "to set that subject's; alone it sets the registry's global level",
         ),
     ],
-    basic_auth: BasicAuth = None,
-    bearer_token: Bearer = None,
-    logical_cluster: LogicalCluster = "",
-    ca_cert: CaCert = None,
-    client_cert: ClientCert = None,
-    client_key: ClientKey = None,
-    insecure: Insecure = False,
-    timeout: Timeout = 10.0,
     output_format: OutputFormat = OutputMode.text,
 ) -> None:
     """Set the compatibility level of a subject, or the registry's global level."""
     subject, level = _level_target(target)
-    with _client(
-        url,
-        basic_auth,
-        bearer_token,
-        logical_cluster,
-        ca_cert,
-        client_cert,
-        client_key,
-        insecure,
-        timeout,
-    ) as client:
-        before = client.compatibility(subject)
-        now = client.set_compatibility(subject, level)
+    before = client.compatibility(subject)
+    now = client.set_compatibility(subject, level)
     scope = subject or "global"
     if output_format is OutputMode.json:
         print_json({"subject": subject, "from": before, "to": now})
@@ -447,9 +388,9 @@ def _level_target(target: list[str]) -> tuple[str | None, str]:
     return subject, level.value
 
 
-@registry_app.command("delete")
+@registry_command("delete")
 def delete_cmd(
-    url: Url,
+    client: RegistryClient,
     subject: Annotated[str, typer.Argument(metavar="SUBJECT", help="The subject")],
     version: Annotated[
         int | None,
@@ -460,14 +401,6 @@ def delete_cmd(
         typer.Option("--permanent", help="Delete for good (soft-deletes first when still live)"),
     ] = False,
     yes: Yes = False,
-    basic_auth: BasicAuth = None,
-    bearer_token: Bearer = None,
-    logical_cluster: LogicalCluster = "",
-    ca_cert: CaCert = None,
-    client_cert: ClientCert = None,
-    client_key: ClientKey = None,
-    insecure: Insecure = False,
-    timeout: Timeout = 10.0,
     output_format: OutputFormat = OutputMode.text,
 ) -> None:
     """Delete a subject or one of its versions (soft; --permanent for good).
@@ -483,21 +416,10 @@ def delete_cmd(
             raise InputError(
                 f"refusing to delete {what} without confirmation: pass --yes", "delete"
             )
-        if not typer.confirm(f"Delete {how}{what} in {url}?", default=False):
+        if not typer.confirm(f"Delete {how}{what} in {client.config.url}?", default=False):
             stderr_console().print("nothing deleted")
             raise typer.Exit(1)
-    with _client(
-        url,
-        basic_auth,
-        bearer_token,
-        logical_cluster,
-        ca_cert,
-        client_cert,
-        client_key,
-        insecure,
-        timeout,
-    ) as client:
-        deleted = _delete(client, subject, version, permanent)
+    deleted = _delete(client, subject, version, permanent)
     if output_format is OutputMode.json:
         print_json({"subject": subject, "deleted": deleted, "permanent": permanent})
     else:

@@ -17,6 +17,7 @@ from api.catalog import (
     RegistryIncompatibleError,
     Rendered,
     RollbackError,
+    put_through_gate,
 )
 from api.deps import CatalogDep, LocksDep, OffloadDep, SettingsDep, WriteKey
 from api.problems import PROBLEM_BASE, problem_for_error
@@ -226,7 +227,9 @@ async def put_contract(
     them: exactly what ``cdc-contracts check`` applies. Writes to a subject are serialized."""
     contract = await offload.run(_contract_from_body, await request.body(), "request body")
     _same_name(name, contract)
-    outcome = await catalog.put(contract, locks=locks, offload=offload, rollback=rollback)
+    outcome = await put_through_gate(
+        catalog, contract, locks=locks, offload=offload, rollback=rollback
+    )
     return _json(outcome.to_json(), 201 if outcome.changed else 200)
 
 

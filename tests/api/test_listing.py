@@ -13,7 +13,7 @@ from typing import Any
 import httpx
 from test_api import orders
 
-from api.catalog import put_contract, registered_entries
+from api.catalog import Catalog, put_through_gate, registered_entries
 from api.locks import SubjectLocks
 from api.offload import Offload
 from api.registry.app import create_registry_app
@@ -39,11 +39,12 @@ async def listing_with_request_count(tmp: Path) -> tuple[dict[str, list[int]], l
     registry = AsyncRegistryClient(config, transport=transport)
     registry._http.event_hooks["request"].append(count)
     gate = {"locks": SubjectLocks(None), "offload": Offload(1, 4, 30.0, processes=False)}
+    catalog = Catalog(registry)
     try:
         for name in ("l.one", "l.two"):
-            await put_contract(registry, Contract.model_validate(orders(name)), **gate)
+            await put_through_gate(catalog, Contract.model_validate(orders(name)), **gate)
         for column in ("c1", "c2"):
-            await put_contract(registry, widened("l.three", column), **gate)
+            await put_through_gate(catalog, widened("l.three", column), **gate)
         await registry.delete_version("t.l.three-value", 1)
         subjects = len(await registry.subjects())
         sent.clear()
