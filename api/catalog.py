@@ -26,11 +26,11 @@ from typing import TYPE_CHECKING, Any, Final, Literal, TypeVar, cast
 
 import orjson
 
-from contracts.contract import Contract, load_contract, validate_name
+from contracts.contract import CompatibilityLevel, Contract, load_contract, validate_name
 from contracts.diff.verdict import ContractVerdict, ExceptionPolicy, FailOn
 from contracts.errors import ConflictError, ContractsError, NotFoundError
 from registry_sync.client import AsyncRegistryClient as RegistryClient
-from registry_sync.desired import DesiredSubject
+from registry_sync.desired import DesiredSubject, at_level
 from registry_sync.protocol import Registered, RegistryRefusedError
 from registry_sync.sync import Judgement, judge_subject
 
@@ -499,12 +499,16 @@ class PutOutcome:
     version: int | None
     subjects: Mapping[str, str] = field(default_factory=dict)
     schema_ids: Mapping[str, int] = field(default_factory=dict)
+    #: the findings configured exceptions waived (as ``check`` reports them)
+    waived: tuple[dict[str, Any], ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"name": self.name, "changed": self.changed, "version": self.version}
         if self.changed:
             out["subjects"] = dict(self.subjects)
             out["schema_ids"] = dict(self.schema_ids)
+        if self.waived:
+            out["waived"] = list(self.waived)
         return out
 
 
@@ -517,6 +521,7 @@ async def put_through_gate(
     rollback: bool = False,
     fail_on: FailOn = "breaking",
     exceptions: ExceptionPolicy | None = None,
+    default_level: CompatibilityLevel | None = None,
 ) -> PutOutcome:
     """The one gate of the API: register the contract's subjects if ``check`` would pass it.
 
@@ -530,6 +535,7 @@ async def put_through_gate(
     if catalog.registry is None:
         raise ConflictError("this service has no registry to register contracts in")
     try:
+        contract = at_level(contract, default_level)
         return await _put(catalog.registry, contract, locks, offload, rollback, fail_on, exceptions)
     finally:
         catalog.invalidate()
@@ -595,7 +601,10 @@ async def _put(
             created = created or done.version != before
             ids[item.part], versions[item.part] = done.schema_id or 0, done.version
             subjects[item.part] = item.subject
-    return PutOutcome(contract.name, created, versions.get("value"), subjects, ids)
+    waived = tuple(
+        w.to_json() for j in assessed.judgements if j.verdict is not None for w in j.verdict.waived
+    )
+    return PutOutcome(contract.name, created, versions.get("value"), subjects, ids, waived)
 
 
 async def _subject_state(registry: RegistryClient, item: DesiredSubject) -> _SubjectState:

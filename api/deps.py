@@ -5,7 +5,8 @@ from __future__ import annotations
 import base64
 import hmac
 from collections.abc import Callable
-from typing import Annotated
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Annotated
 
 from fastapi import Depends, Header, Request
 
@@ -13,6 +14,11 @@ from api.catalog import Catalog
 from api.locks import SubjectLocks
 from api.offload import Offload
 from api.settings import Settings
+from contracts.contract import CompatibilityLevel
+from contracts.diff.verdict import ExceptionPolicy, FailOn
+
+if TYPE_CHECKING:
+    from contracts.config import ProjectConfig
 from contracts.errors import ContractsError
 
 
@@ -38,6 +44,21 @@ async def get_offload(request: Request) -> Offload:
     return offload
 
 
+@dataclass(frozen=True, slots=True)
+class GateRules:
+    """What the gate applies besides the verdict: the configuration's fail-on, exceptions
+    (judged today) and default level for contracts that set none."""
+
+    fail_on: FailOn
+    exceptions: ExceptionPolicy
+    default_level: CompatibilityLevel | None
+
+
+async def get_gate_rules(request: Request) -> GateRules:
+    project: ProjectConfig = request.app.state.project
+    return GateRules(project.fail_on or "breaking", project.exception_set(), project.compatibility)
+
+
 async def get_locks(request: Request) -> SubjectLocks:
     locks: SubjectLocks = request.app.state.locks
     return locks
@@ -47,6 +68,7 @@ SettingsDep = Annotated[Settings, Depends(get_settings)]
 CatalogDep = Annotated[Catalog, Depends(get_catalog)]
 OffloadDep = Annotated[Offload, Depends(get_offload)]
 LocksDep = Annotated[SubjectLocks, Depends(get_locks)]
+GateDep = Annotated[GateRules, Depends(get_gate_rules)]
 ApiKeyHeader = Annotated[
     str | None, Header(alias="X-API-Key", description="API key (writes; reads when configured)")
 ]

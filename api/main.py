@@ -13,7 +13,7 @@ import os
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import httpx
 from fastapi import Depends, FastAPI, Request, Response
@@ -31,6 +31,9 @@ from api.routers import catalog, contracts, diff, formats, health, infer
 from api.settings import Settings
 from contracts import __version__
 from registry_sync.client import AsyncRegistryClient, RegistryConfig
+
+if TYPE_CHECKING:
+    from contracts.config import ProjectConfig
 
 STATIC_DIR = Path(__file__).parent / "static"
 API_ROUTERS = (health.router, formats.router, contracts.router, diff.router, infer.router)
@@ -69,6 +72,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         else lock_directory_for(settings.registry_url)
     )
     app.state.locks = SubjectLocks(locks_at)
+    app.state.project = _project(settings)
     reads = [Depends(require_read_key)] if settings.read_requires_key else []
     for router in API_ROUTERS:
         app.include_router(router, dependencies=reads)
@@ -87,6 +91,16 @@ def create_app_from_environment() -> FastAPI:
     (the uvicorn factory of each worker process), else from ``CDC_CONTRACTS_*`` variables."""
     given = os.environ.get(SETTINGS_ENV)
     return create_app(Settings.model_validate_json(given) if given else Settings())
+
+
+def _project(settings: Settings) -> ProjectConfig:
+    """The project configuration whose fail-on, exceptions and default level the gate applies
+    (``serve --config``; none: the defaults, as ``check`` without a configuration)."""
+    from contracts.config import ProjectConfig, load_config
+
+    if settings.config_file is None:
+        return ProjectConfig()
+    return load_config(settings.config_file)
 
 
 def _open_store(settings: Settings) -> Any:

@@ -16,8 +16,10 @@ from typing import TYPE_CHECKING, Annotated, Any, Final, get_type_hints
 import typer
 
 from cli.common import OutputMode, print_json, refuse_under_a_file, stderr_console
+from cli.project_config import ConfigOpt
 
 if TYPE_CHECKING:
+    from contracts.config import ProjectConfig
     from registry_sync.client import RegistryClient, RegistryConfig
 
 registry_app = typer.Typer(
@@ -29,12 +31,13 @@ registry_app = typer.Typer(
 )
 
 Url = Annotated[
-    str,
+    str | None,
     typer.Option(
         "--url",
         envvar="SCHEMA_REGISTRY_URL",
         metavar="URL",
-        help="Registry base URL, e.g. http://localhost:8081",
+        help="Registry base URL, e.g. http://localhost:8081 [default: registry.url in the "
+        "configuration]",
     ),
 ]
 BasicAuth = Annotated[
@@ -74,11 +77,11 @@ ClientKey = Annotated[
 Insecure = Annotated[bool, typer.Option("--insecure", help="Do not verify TLS certificates")]
 Timeout = Annotated[float, typer.Option("--timeout", metavar="SECONDS", help="Seconds per request")]
 Strategy = Annotated[
-    str,
+    str | None,
     typer.Option(
         "--strategy",
         metavar="[topic|record|topic-record]",
-        help="Subject naming strategy",
+        help="Subject naming strategy [default: the configuration's, else topic]",
     ),
 ]
 Concurrency = Annotated[
@@ -88,7 +91,12 @@ OutputFormat = Annotated[
     OutputMode, typer.Option("--output-format", help="What is written: text or json")
 ]
 Source = Annotated[
-    Path, typer.Argument(help="A contract file or a directory of *.yaml contract files")
+    Path | None,
+    typer.Argument(
+        help="A contract file or a directory of *.yaml contract files [default: the "
+        "configuration's contracts directory, else .]",
+        show_default=False,
+    ),
 ]
 Yes = Annotated[
     bool,
@@ -127,7 +135,7 @@ def _config(
 
 #: how every registry command reaches the registry: these options (``_config``'s parameters)
 _CONNECTION: Final = {
-    "url": (Url, inspect.Parameter.empty),
+    "url": (Url, None),
     "basic_auth": (BasicAuth, None),
     "bearer_token": (Bearer, None),
     "logical_cluster": (LogicalCluster, ""),
@@ -141,27 +149,45 @@ _CONNECTION: Final = {
 
 def registry_command(name: str) -> Callable[[Callable[..., None]], Callable[..., None]]:
     """Register ``registry NAME``: a function whose first parameter is a connected
-    :class:`~registry_sync.client.RegistryClient`; the connection options (``--url``, auth,
-    TLS, ``--timeout``) are added to its options once, here, for every command."""
+    :class:`~registry_sync.client.RegistryClient` (and, when it has one, whose ``project``
+    parameter is the project configuration); the connection options (``--url``, auth, TLS,
+    ``--timeout``, ``--config``) are added to its options once, here, for every command. The
+    URL and credentials come from the flags, else their environment variables, else
+    ``registry.*`` in ``cdc-contracts.yaml``."""
 
     def decorate(fn: Callable[..., None]) -> Callable[..., None]:
         # the client is typed for mypy only; the options are what typer reads
-        hints = get_type_hints(fn, localns={"RegistryClient": Any}, include_extras=True)
+        hints = get_type_hints(
+            fn, localns={"RegistryClient": Any, "ProjectConfig": Any}, include_extras=True
+        )
+        wants_project = "project" in inspect.signature(fn).parameters
         own = [
             p.replace(kind=inspect.Parameter.KEYWORD_ONLY, annotation=hints[p.name])
             for p in inspect.signature(fn).parameters.values()
-            if p.name != "client"
+            if p.name not in ("client", "project")
         ]
         connection = [
             inspect.Parameter(n, inspect.Parameter.KEYWORD_ONLY, annotation=t, default=d)
-            for n, (t, d) in _CONNECTION.items()
+            for n, (t, d) in {**_CONNECTION, "config": (ConfigOpt, None)}.items()
         ]
 
         def command(**options: Any) -> None:
-            config = _config(**{n: options.pop(n) for n in _CONNECTION})
+            from cli.project_config import project_config, registry_options
             from registry_sync.client import RegistryClient
 
+            project = project_config(options.pop("config"))
+            given = {n: options.pop(n) for n in _CONNECTION}
+            found = registry_options(
+                project,
+                given.pop("url"),
+                given.pop("basic_auth"),
+                given.pop("bearer_token"),
+                needed_by=f"registry {name}",
+            )
+            config = _config(found.url, found.basic_auth, found.bearer_token, **given)
             with RegistryClient(config) as client:
+                if wants_project:
+                    options["project"] = project
                 fn(client, **options)
 
         command.__name__ = fn.__name__
@@ -173,11 +199,22 @@ def registry_command(name: str) -> Callable[[Callable[..., None]], Callable[...,
     return decorate
 
 
-def _desired(source: Path, strategy: str) -> list[Any]:
+def _desired(project: ProjectConfig, source: Path | None, strategy: str | None) -> list[Any]:
+    """The subjects the contracts want: ``source`` else the configuration's contracts
+    directory; ``--strategy`` else the configuration's subject naming, else topic; the
+    configuration's level for contracts that set none."""
+    from cli.project_config import first_set
     from registry_sync.desired import desired_subjects, load_contracts
     from registry_sync.naming import parse_strategy
 
-    return desired_subjects(load_contracts(source), parse_strategy(strategy))
+    folder = first_set(source, project.contracts_dir, default=Path("."))
+    naming = parse_strategy(first_set(strategy, project.registry.subject_naming, default="topic"))
+    return desired_subjects(load_contracts(folder), naming, project.compatibility)
+
+
+def _gate(project: ProjectConfig) -> dict[str, Any]:
+    """The configuration's fail-on and exceptions, as ``check`` applies them."""
+    return {"fail_on": project.fail_on or "breaking", "exceptions": project.exception_set()}
 
 
 # --- plan / push / pull ------------------------------------------------------------------------
@@ -186,8 +223,9 @@ def _desired(source: Path, strategy: str) -> list[Any]:
 @registry_command("plan")
 def plan_cmd(
     client: RegistryClient,
-    source: Source = Path("."),
-    strategy: Strategy = "topic",
+    project: ProjectConfig,
+    source: Source = None,
+    strategy: Strategy = None,
     concurrency: Concurrency = 8,
     output_format: OutputFormat = OutputMode.text,
 ) -> None:
@@ -200,8 +238,8 @@ def plan_cmd(
     from cli.registry_view import plan_view, summary
     from registry_sync.sync import Action, plan
 
-    desired = _desired(source, strategy)
-    planned = plan(client, desired, concurrency)
+    desired = _desired(project, source, strategy)
+    planned = plan(client, desired, concurrency, **_gate(project))
     if output_format is OutputMode.json:
         print_json({"registry": client.config.url, "subjects": [p.to_json() for p in planned]})
     else:
@@ -216,9 +254,10 @@ def plan_cmd(
 @registry_command("push")
 def push_cmd(
     client: RegistryClient,
-    source: Source = Path("."),
+    project: ProjectConfig,
+    source: Source = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Plan only; write nothing")] = False,
-    strategy: Strategy = "topic",
+    strategy: Strategy = None,
     concurrency: Concurrency = 8,
     output_format: OutputFormat = OutputMode.text,
 ) -> None:
@@ -229,8 +268,8 @@ def push_cmd(
     from cli.registry_view import push_view, summary
     from registry_sync.sync import Action, push
 
-    desired = _desired(source, strategy)
-    results = push(client, desired, concurrency, dry_run=dry_run)
+    desired = _desired(project, source, strategy)
+    results = push(client, desired, concurrency, dry_run=dry_run, **_gate(project))
     if output_format is OutputMode.json:
         print_json(
             {

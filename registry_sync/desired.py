@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, Literal
 
-from contracts.contract import Contract, load_contract
+from contracts.contract import CompatibilityLevel, Contract, load_contract
 from contracts.errors import ContractFileError, ContractsError
 from registry_sync.naming import SubjectNameStrategy, subject_for
 
@@ -124,14 +124,27 @@ def record_name(schema: Any) -> str | None:
     return name if "." in name or not namespace else f"{namespace}.{name}"
 
 
+def at_level(contract: Contract, default_level: CompatibilityLevel | None) -> Contract:
+    """The contract with the project's default level when it sets no ``compatibility:`` of
+    its own (that level is registered with it, and it is judged at it)."""
+    from contracts.diff.engine import effective_level
+
+    level = effective_level(contract, None, default_level)
+    if level is contract.compatibility:
+        return contract
+    return contract.model_copy(update={"compatibility": level})
+
+
 def desired_subjects(
     contracts: Iterable[Contract],
     strategy: SubjectNameStrategy | str = SubjectNameStrategy.TOPIC,
+    default_level: CompatibilityLevel | None = None,
 ) -> list[DesiredSubject]:
-    """Every subject the contracts want, in contract order (value before key)."""
+    """Every subject the contracts want, in contract order (value before key);
+    ``default_level`` is the project's level for contracts that set none (:func:`at_level`)."""
     out: list[DesiredSubject] = []
     owners: dict[str, str] = {}
-    for contract in contracts:
+    for contract in (at_level(c, default_level) for c in contracts):
         topic = contract.topic or contract.name
         parts: tuple[Literal["value", "key"], ...] = ("value", "key")
         for part in parts:
@@ -158,12 +171,19 @@ def desired_subjects(
 
 
 def contract_paths(source: Path) -> list[Path]:
-    """Contract files: ``source`` itself, or every ``*.yaml``/``*.yml`` under it, sorted."""
+    """Contract files: ``source`` itself, or every ``*.yaml``/``*.yml`` under it, sorted (the
+    project configuration, ``cdc-contracts.yaml``, is no contract)."""
+    from contracts.config import CONFIG_NAME
+
     if source.is_file():
         return [source]
     if not source.is_dir():
         raise ContractFileError("no such contract file or directory", str(source))
-    return sorted(p for p in source.rglob("*") if p.suffix in CONTRACT_SUFFIXES and p.is_file())
+    return sorted(
+        p
+        for p in source.rglob("*")
+        if p.suffix in CONTRACT_SUFFIXES and p.is_file() and p.name != CONFIG_NAME
+    )
 
 
 def load_contracts(source: Path) -> list[Contract]:

@@ -19,7 +19,7 @@ from api.catalog import (
     RollbackError,
     put_through_gate,
 )
-from api.deps import CatalogDep, LocksDep, OffloadDep, SettingsDep, WriteKey
+from api.deps import CatalogDep, GateDep, GateRules, LocksDep, OffloadDep, SettingsDep, WriteKey
 from api.problems import PROBLEM_BASE, problem_for_error
 from contracts.contract import NAME_PATTERN, CompatibilityLevel, Contract, parse_contract
 from contracts.diff.side import Side
@@ -156,6 +156,7 @@ def judge_candidate(
     history: list[Contract],
     versions: list[int],
     level: CompatibilityLevel | None,
+    rules: GateRules,
 ) -> dict[str, Any]:
     """The candidate's verdict against the registered versions, as JSON (runs in a worker)."""
     from contracts.diff.verdict import contract_verdict
@@ -164,7 +165,16 @@ def judge_candidate(
     candidate = candidate_contract(value, "$.candidate")
     _same_name(name, candidate)
     sides = [Side.of_contract(c, f"{name} v{n}") for n, c in zip(versions, history, strict=True)]
-    return contract_verdict(candidate, sides, level=level, versions=versions).to_json()
+    found = contract_verdict(
+        candidate,
+        sides,
+        level=level,
+        versions=versions,
+        fail_on=rules.fail_on,
+        exceptions=rules.exceptions,
+        default_level=rules.default_level,
+    )
+    return found.to_json()
 
 
 @router.post("/{name}/check", summary="Check a candidate against the registered versions")
@@ -173,6 +183,7 @@ async def check(
     request: Annotated[CheckRequest, Body()],
     catalog: CatalogDep,
     offload: OffloadDep,
+    rules: GateDep,
 ) -> dict[str, Any]:
     """Would ``PUT`` accept the candidate? The same verdict as ``cdc-contracts check``: the CDC
     rules against the latest version and the registry verdict at the level (against every
@@ -181,7 +192,7 @@ async def check(
     history = [(await catalog.load(ref)).contract for ref in entry.versions]
     versions = [ref.version for ref in entry.versions]
     return await offload.run(
-        judge_candidate, request.candidate, name, history, versions, request.level
+        judge_candidate, request.candidate, name, history, versions, request.level, rules
     )
 
 
@@ -217,6 +228,7 @@ async def put_contract(
     catalog: CatalogDep,
     offload: OffloadDep,
     locks: LocksDep,
+    rules: GateDep,
     _key: WriteKey,
     rollback: Annotated[
         bool,
@@ -228,7 +240,14 @@ async def put_contract(
     contract = await offload.run(_contract_from_body, await request.body(), "request body")
     _same_name(name, contract)
     outcome = await put_through_gate(
-        catalog, contract, locks=locks, offload=offload, rollback=rollback
+        catalog,
+        contract,
+        locks=locks,
+        offload=offload,
+        rollback=rollback,
+        fail_on=rules.fail_on,
+        exceptions=rules.exceptions,
+        default_level=rules.default_level,
     )
     return _json(outcome.to_json(), 201 if outcome.changed else 200)
 

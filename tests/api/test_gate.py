@@ -283,3 +283,44 @@ def test_a_saturated_service_answers_503_with_retry_after(tiny_service: Server) 
         assert answer.headers["content-type"] == "application/problem+json"
     with tiny_service.client() as c:  # and it still answers the registry at once
         assert c.get("/schemas/types").status_code == 200
+
+
+def test_a_configured_exception_lets_the_change_pass_and_is_reported(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    tmp = tmp_path_factory.mktemp("excepted")
+    name = "api.excepted.orders"
+    config = tmp / "cdc-contracts.yaml"
+    config.write_text(
+        "version: 1\n"
+        "exceptions:\n"
+        f"  - contract: {name}\n"
+        "    rule: decimal-scale-changed\n"
+        "    path: amount\n"
+        "    reason: amounts carry tenths of a cent from release 42 on\n"
+    )
+    srv = start_server(
+        tmp,
+        "--registry-db",
+        str(tmp / "registry.db"),
+        "--api-key-env",
+        API_KEY_ENV,
+        "--config",
+        str(config),
+    )
+    try:
+        with srv.client() as c:
+            assert put(c, scaled(name, "2")).status_code == 201
+            checked = c.post(f"/contracts/{name}/check", json={"candidate": scaled(name, "3")})
+            assert checked.json()["failed"] is False
+            assert [w["rule"] for w in checked.json()["waived"]] == ["decimal-scale-changed"]
+            accepted = put(c, scaled(name, "3"))
+            assert accepted.status_code == 201, accepted.text
+            (waived,) = accepted.json()["waived"]
+            assert waived["rule"] == "decimal-scale-changed"
+            assert waived["reason"] == "amounts carry tenths of a cent from release 42 on"
+            other = fresh_name()  # the exception names one contract only
+            assert put(c, scaled(other, "2")).status_code == 201
+            assert_problem(put(c, scaled(other, "3")), 409)
+    finally:
+        stop_server(srv)

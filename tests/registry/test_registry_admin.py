@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import httpx
+import yaml
 
 from .conftest import ROOT, RegistryServer
 from .helpers import make_contract, write_contracts
@@ -111,3 +112,30 @@ def test_plan_text_is_one_row_per_subject_with_numbered_reasons(
     assert "- decimal-scale-changed at value.after.amount: Column amount changed decimal" in flat
     assert "- ->" not in plan.stdout and "Action." not in plan.stdout and "{'" not in plan.stdout
     assert all(len(line) <= 80 for line in why.splitlines())
+
+
+def test_plan_and_push_read_the_configuration(
+    registry: RegistryServer, tmp_path: Path, unique: str
+) -> None:
+    """registry.url, the contracts directory and the exceptions come from cdc-contracts.yaml."""
+    name = f"{unique}.orders"
+    directory = pushed(registry, tmp_path, name)
+    data = make_contract(name).to_dict()
+    amount = next(c for c in data["columns"] if c["field"] == "amount")
+    amount["parameters"] = DECIMAL_SCALE_3
+    (directory / f"{name}.yaml").write_text(yaml.safe_dump(data))
+    config = tmp_path / "cdc-contracts.yaml"
+    config.write_text(
+        f"version: 1\ncontracts: {directory}\nregistry:\n  url: {registry.url}\n"
+        f"exceptions:\n  - contract: {name}\n    rule: decimal-scale-changed\n"
+        "    reason: tenths of a cent from release 42 on\n"
+    )
+    planned = run("registry", "plan", "--config", str(config), "--output-format", "json")
+    assert planned.returncode == 0, planned.stdout + planned.stderr
+    actions = {s["subject"]: s["action"] for s in json.loads(planned.stdout)["subjects"]}
+    assert actions[f"{name}-value"] == "new-version"
+    config.write_text(f"version: 1\ncontracts: {directory}\nregistry:\n  url: {registry.url}\n")
+    refused = run("registry", "push", "--config", str(config))
+    assert refused.returncode == 1 and "decimal-scale-changed" in refused.stdout
+    no_url = run("registry", "plan", str(directory), "--config", str(tmp_path / "none.yaml"))
+    assert no_url.returncode == 2 and no_url.stderr.startswith("error: ")
