@@ -10,7 +10,7 @@ from typing import Any
 
 import httpx
 import yaml
-from api_server import API_KEY, ROOT
+from api_server import API_KEY, ROOT, register_directly
 
 from contracts.contract import dump_contract
 from contracts.formats.base import InferOptions
@@ -84,9 +84,17 @@ def seed(url: str, contracts_dir: Path) -> None:
         dump_contract(Contract.model_validate(contract))
     )
     headers = {"X-API-Key": API_KEY, "Content-Type": "application/yaml"}
+    *passing, breaking = evolving_versions()
     with httpx.Client(base_url=url, timeout=60) as client:
-        for data in [*inferred_contracts(), *evolving_versions()]:
+        for data in [*inferred_contracts(), *passing]:
             answer = client.put(
                 f"/contracts/{data['name']}", content=yaml.safe_dump(data), headers=headers
             )
             assert answer.status_code in (200, 201), answer.text
+        # the gate refuses a decimal scale change (as `check` does): v3 reaches the registry
+        # past it, as another tool would register it
+        refused = client.put(
+            f"/contracts/{breaking['name']}", content=yaml.safe_dump(breaking), headers=headers
+        )
+        assert refused.status_code == 409, refused.text
+        register_directly(client, breaking, headers={"X-API-Key": API_KEY})
