@@ -392,7 +392,8 @@ def _breaking_change(console: Any, contracts: dict[str, Any], work: Path, url: s
     _cli(console, ["registry", "plan", str(new_path), "--url", url], allow={0, 1})
     console.print(
         "The registry alone would accept this as a new version (the Avro types did not change); "
-        "[bold red]the gate exits 1, so the pull request that makes this change fails CI.[/]"
+        "plan (like check, push and the API) applies the CDC rules too: "
+        "[bold red]it exits 1, so the pull request that makes this change fails CI.[/]"
     )
 
 

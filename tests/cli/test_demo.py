@@ -50,8 +50,9 @@ def test_demo_log_is_clean_off_a_terminal(tmp_path: Path) -> None:
         if line == "}":
             break
     assert json.loads("\n".join(block))["render"] == "spark-ddl"
-    # plan actions read as words
-    assert any("create, compatibility set to BACKWARD" in line for line in lines)
+    # plan rows read as words: one row per subject, the action and the level
+    assert any(line.split()[2:] == ["create", "new", "→", "1", "BACKWARD"] for line in lines)
+    assert any(" incompatible " in line for line in lines)  # the decimal scale change
     assert "- ->" not in out
     assert "Traceback" not in out
 
