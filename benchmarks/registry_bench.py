@@ -76,7 +76,7 @@ def run(url: str, n: int, concurrency: int) -> None:
     lines = [
         "## Schema Registry sync (registry_sync + embedded registry)",
         "",
-        f"Machine: 2 cores; date 2026-11-22; {n} debezium-json contracts = {subjects} subjects "
+        f"Machine: 2 cores; date 2026-11-27; {n} debezium-json contracts = {subjects} subjects "
         f"(key + value); concurrency {concurrency}; embedded registry in its own process "
         "(uvicorn, SQLite WAL, synchronous=FULL).",
         "",
@@ -86,7 +86,8 @@ def run(url: str, n: int, concurrency: int) -> None:
         f"| push {n} new contracts ({subjects} subjects, config + register each) | "
         f"{push_s:.2f} s = **{subjects / push_s:.0f} subjects/s** | reported |",
         f"| plan {n} registered contracts | **{plan_s:.2f} s**, {len(seen)} requests "
-        f"({len(seen) / subjects:.2f} per subject) | < 10 s, <= 1 request/subject |",
+        f"({(len(seen) - 1) / subjects:.2f} per subject, plus the run's one probe) | < 10 s, "
+        "<= 1 request/subject |",
         f"| baseline: sequential raw lookups over one connection | {raw_s:.2f} s "
         f"(plan/baseline = {plan_s / raw_s:.2f}) | - |",
         "",
@@ -95,7 +96,8 @@ def run(url: str, n: int, concurrency: int) -> None:
     print(text)
     out = ROOT / "benchmarks" / "results" / "registry.md"
     out.write_text(text, encoding="utf-8")
-    assert len(seen) <= subjects and plan_s < 10, "plan target missed"
+    # one lookup per subject, plus the probe every run makes first (GET /schemas/types)
+    assert len(seen) <= subjects + 1 and plan_s < 10, "plan target missed"
 
 
 if __name__ == "__main__":
