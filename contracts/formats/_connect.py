@@ -45,6 +45,7 @@ from contracts.formats.base import (
     counted,
     schema_cache_key,
 )
+from contracts.formats.spec import FormatSpec, at, read_position, read_table, read_time
 from contracts.schema import ConnectSchema, json_kind, parse_connect, primitive, struct
 from contracts.values import ValueDecoder, compile_decoder
 
@@ -62,7 +63,6 @@ POSITION_FIELDS: Final[Mapping[str, tuple[str, ...]]] = {
     "mongodb": ("ord", "h"),
     "vitess": ("vgtid",),
 }
-_ANY_POSITION: Final = tuple(dict.fromkeys(k for keys in POSITION_FIELDS.values() for k in keys))
 
 #: JSON value kinds each Connect base type accepts (for telling wrong types from bad values).
 _KINDS_FOR_TYPE: Final[Mapping[str, tuple[type, ...]]] = {
@@ -160,30 +160,6 @@ def payload_path(name: str) -> str:
         if len(_PAYLOAD_PATHS) < 1024:
             _PAYLOAD_PATHS[name] = path
     return path
-
-
-def pick_position(source: Mapping[str, Any], keys: Iterable[str]) -> dict[str, Any]:
-    """The non-null JSON scalars of ``source`` under ``keys``, in order (others dropped; see
-    ``contracts.formats._typing.position_of`` for a position that keeps every field)."""
-    get = source.get
-    return {k: v for k in keys if (v := get(k)) is not None and isinstance(v, _SCALARS)}
-
-
-#: Position keys by connector name as spelled in messages (filled on first sight, bounded).
-_POSITION_KEYS: dict[str, tuple[str, ...]] = {}
-
-
-def source_position(source: Mapping[str, Any]) -> dict[str, Any]:
-    """The position in a Debezium-style ``source`` block, by its connector."""
-    connector = source.get("connector")
-    if type(connector) is not str:
-        return pick_position(source, _ANY_POSITION)
-    keys = _POSITION_KEYS.get(connector)
-    if keys is None:
-        keys = POSITION_FIELDS.get(connector.lower(), _ANY_POSITION)
-        if len(_POSITION_KEYS) < 1024:
-            _POSITION_KEYS[connector] = keys
-    return pick_position(source, keys)
 
 
 def safe_name(text: str) -> str:
@@ -292,10 +268,8 @@ class ConnectEnvelopeFormat(Format):
 
     embedded_schema: ClassVar[EmbeddedSchema] = "yes"
 
-    #: Envelope field names of the after and before images, and of an in-envelope key struct.
-    after_field: ClassVar[str] = "after"
-    before_field: ClassVar[str] = "before"
-    unique_field: ClassVar[str | None] = None
+    #: The format's facts (op codes, controls, image fields, table, times, position, key).
+    spec: ClassVar[FormatSpec]
     unique_name: ClassVar[str] = "unique"
     #: Producer blocks kept verbatim in ``options.<name>`` (their shape varies by version).
     verbatim_fields: ClassVar[tuple[str, ...]] = ()
@@ -303,10 +277,6 @@ class ConnectEnvelopeFormat(Format):
     fixed_fields: ClassVar[Mapping[str, ConnectSchema]] = {}
     #: The envelope's field order when a contract does not say.
     default_layout: ClassVar[tuple[str, ...]] = ()
-    #: Whether ``{}`` as a row image means "no image" (Arcion).
-    empty_image_is_absent: ClassVar[bool] = False
-    #: Whether messages may come without a schema (payload only).
-    schema_optional: ClassVar[bool] = False
     #: Whether the producer's Kafka key is a Connect struct of the key columns.
     kafka_key: ClassVar[bool] = True
 
@@ -314,16 +284,52 @@ class ConnectEnvelopeFormat(Format):
         self._plans: dict[Hashable, Plan] = {}
         self._keys: dict[Hashable, ValueDecoder] = {}
         self._by_contract: dict[int, tuple[Contract, Any]] = {}
+        spec = self.spec
+        #: Envelope field names of the after and before images, and of an in-envelope key.
+        self.after_field: str = spec.images.after[0]
+        self.before_field: str = spec.images.before[0]
+        self.unique_field: str | None = spec.key.unique[0] if spec.key.unique else None
+        #: Whether ``{}`` as a row image means "no image" (Arcion).
+        self.empty_image_is_absent = spec.images.empty_is_absent
+        #: Whether messages may come without a schema (payload only).
+        self.schema_optional = spec.connect is not None and spec.connect.schema_optional
+        self._op_path = f"$.payload.{'.'.join(spec.ops.at)}"
 
     # --- hooks a format overrides ------------------------------------------------------------
 
     def facts(self, payload: Mapping[str, Any], where: str) -> Facts:
-        """op, table, timestamps and position of one payload."""
-        raise NotImplementedError
+        """op, table, timestamps and position of one payload, as the spec says."""
+        spec = self.spec
+        code = at(payload, spec.ops.at)
+        op, _ = spec.ops.read(code)
+        if op is None:
+            raise DecodeError(spec.ops.unknown(code), f"{where} {self._op_path}")
+        table = self.table_of(payload, where)
+        return Facts(
+            op=op,
+            table=table or TableId(),
+            ts_ms=read_time(spec.ts_ms, payload, where, "$.payload"),
+            source_ts_ms=read_time(spec.source_ts_ms, payload, where, "$.payload"),
+            position=read_position(spec.position, payload, where, "$.payload"),
+        )
+
+    def table_of(self, payload: Mapping[str, Any], where: str) -> TableId | None:
+        """The table a payload names (interned: the same parts give the same TableId)."""
+        return read_table(self.spec.table, payload, where, "$.payload")
 
     def control_of(self, payload: Mapping[str, Any], plan: Plan) -> ControlRecord | None:
         """A control record when the payload is not a row change (heartbeat, message ...)."""
-        return None
+        op, _ = self.spec.ops.read(at(payload, self.spec.ops.at))
+        rule = self.spec.control_of(payload, op)
+        if rule is None:
+            return None
+        return ControlRecord(rule.kind, rule.reason, table=self._table_or_none(payload))
+
+    def _table_or_none(self, payload: Mapping[str, Any]) -> TableId | None:
+        try:
+            return self.table_of(payload, "")
+        except DecodeError:
+            return None
 
     def identity_options(self, payload: Mapping[str, Any]) -> dict[str, Any]:
         """Producer identity options read from a payload (server name, connector ...)."""
@@ -976,58 +982,6 @@ def row_drift(got: ConnectSchema, want: ConnectSchema, path: str) -> list[tuple[
     if not out and got.field_names() != want.field_names():
         out.append((f"{path}.fields", "schema-drift", f"{label} columns are in a different order"))
     return out
-
-
-_TABLES: dict[tuple[Any, Any, Any], TableId] = {}
-
-
-def table_from_source(source: Any, where: str) -> TableId:
-    """TableId(db, schema, table) from a Debezium-style ``source`` block (interned)."""
-    if not isinstance(source, dict):
-        raise InputError(
-            f"expected a source block (an object), got {json_kind(source)}",
-            f"{where} $.payload.source",
-        )
-    parts = (source.get("db"), source.get("schema"), source.get("table"))
-    for name, part in zip(("db", "schema", "table"), parts, strict=True):
-        if part is not None and not isinstance(part, str):
-            raise DecodeError(
-                f"expected a string or null, got {json_kind(part)}",
-                f"{where} $.payload.source.{name}",
-            )
-    found = _TABLES.get(parts)
-    if found is None:
-        found = TableId(str_or_none(parts[0]), str_or_none(parts[1]), str_or_none(parts[2]))
-        if len(_TABLES) < 10_000:
-            _TABLES[parts] = found
-    return found
-
-
-def debezium_facts(payload: Mapping[str, Any], where: str) -> Facts:
-    """op, table, ts_ms, source.ts_ms and position of a Debezium-style envelope."""
-    op_code = payload.get("op")
-    op = ROW_OPS.get(op_code) if isinstance(op_code, str) else None
-    if op is None:
-        raise DecodeError(
-            f"unknown op code {op_code!r} (expected c, u, d, r, t or m)", f"{where} $.payload.op"
-        )
-    source = payload.get("source")
-    table = table_from_source(source, where)
-    assert isinstance(source, dict)
-    ts_ms = checked_int(payload.get("ts_ms"), where, "$.payload.ts_ms")
-    if ts_ms is None:
-        for unit, divisor in (("ts_us", 1_000), ("ts_ns", 1_000_000)):
-            finer = checked_int(payload.get(unit), where, f"$.payload.{unit}")
-            if finer is not None:
-                ts_ms = finer // divisor
-                break
-    return Facts(
-        op=op,
-        table=table,
-        ts_ms=ts_ms,
-        source_ts_ms=checked_int(source.get("ts_ms"), where, "$.payload.source.ts_ms"),
-        position=source_position(source),
-    )
 
 
 def is_envelope_schema(schema: Any, required: Iterable[str]) -> bool:

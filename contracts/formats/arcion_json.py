@@ -11,12 +11,22 @@ followed by an insert. The source struct is named after the Replicant connector
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from typing import Any, ClassVar
+from dataclasses import replace
+from typing import Any, ClassVar, Final
 
 from contracts.errors import InputError
 from contracts.formats._connect import checked, is_arcion_envelope, is_envelope_schema, raw_field
 from contracts.formats.base import EmbeddedSchema, InputErrorSink, Message
+from contracts.formats.debezium_json import SPEC as DEBEZIUM_SPEC
 from contracts.formats.debezium_json import DebeziumJson
+from contracts.formats.spec import Connect, FormatSpec
+
+#: Debezium's envelope, with ``{}`` as no image and the schema half always there.
+SPEC: Final = replace(
+    DEBEZIUM_SPEC,
+    connect=Connect(),
+    images=replace(DEBEZIUM_SPEC.images, empty_is_absent=True),
+)
 
 
 def is_key_document(value: Any) -> bool:
@@ -39,8 +49,7 @@ class ArcionJson(DebeziumJson):
     description = "Arcion Replicant JSON CDC for Kafka (key and value documents, Connect schemas)"
     embedded_schema: ClassVar[EmbeddedSchema] = "yes"
     default_layout: ClassVar[tuple[str, ...]] = ("before", "after", "source", "op", "ts_ms")
-    empty_image_is_absent: ClassVar[bool] = True
-    schema_optional: ClassVar[bool] = False
+    spec: ClassVar[FormatSpec] = SPEC
 
     def detect(self, message: Message) -> bool:
         value = message.value

@@ -10,15 +10,26 @@ columns). The after image is a struct named ``data``, the envelope is named
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any, ClassVar, Final
 
 from contracts.contract import Contract
-from contracts.events import ControlRecord
-from contracts.formats._connect import Names, Plan
+from contracts.formats._connect import Names
 from contracts.formats.base import EmbeddedSchema, Message
-from contracts.formats.cdl_json import cdl_heartbeat, is_heartbeat_only
+from contracts.formats.cdl_json import HEARTBEAT_FIELD, heartbeat_control, is_heartbeat_only
 from contracts.formats.debezium_json import DEBEZIUM_FIXED, DebeziumJson
+from contracts.formats.debezium_json import SPEC as DEBEZIUM_SPEC
+from contracts.formats.spec import Connect, FormatSpec, Key
 from contracts.schema import ConnectSchema, primitive
+
+#: Debezium's envelope plus CDL's heartbeats and ``unique`` key struct.
+SPEC: Final = replace(
+    DEBEZIUM_SPEC,
+    connect=Connect(bare=(HEARTBEAT_FIELD,)),
+    controls=(heartbeat_control("op", ("after", "before")), *DEBEZIUM_SPEC.controls),
+    key=Key(kafka=True, unique=("unique",)),
+    fields=(*DEBEZIUM_SPEC.fields, "message_version", "message_type", "LOB_COLUMNS"),
+)
 
 #: Envelope fields whose schema never varies (CDL writes ts_ms as required).
 CDL_V2_FIXED: Final[Mapping[str, ConnectSchema]] = {
@@ -37,7 +48,7 @@ class CdlDebeziumJson(DebeziumJson):
     name = "cdl-debezium-json"
     description = "Huawei CDL open-source Debezium JSON v2.0 (Debezium envelope + unique)"
     embedded_schema: ClassVar[EmbeddedSchema] = "yes"
-    unique_field: ClassVar[str | None] = "unique"
+    spec: ClassVar[FormatSpec] = SPEC
     fixed_fields: ClassVar[Mapping[str, ConnectSchema]] = CDL_V2_FIXED
     default_layout: ClassVar[tuple[str, ...]] = (
         "before",
@@ -50,7 +61,6 @@ class CdlDebeziumJson(DebeziumJson):
         "LOB_COLUMNS",
         "unique",
     )
-    schema_optional: ClassVar[bool] = False
     kafka_key: ClassVar[bool] = False
 
     def detect(self, message: Message) -> bool:
@@ -66,10 +76,6 @@ class CdlDebeziumJson(DebeziumJson):
         if set(doc) == {"HEARTBEAT_IDENTIFIER"}:
             return None, dict(doc)
         return super().split(doc, where)
-
-    def control_of(self, payload: Mapping[str, Any], plan: Plan) -> ControlRecord | None:
-        heartbeat = cdl_heartbeat(payload, (self.after_field, self.before_field), "op")
-        return heartbeat or super().control_of(payload, plan)
 
     def default_names(self, contract: Contract) -> Names:
         table = contract.table_id

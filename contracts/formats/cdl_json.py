@@ -14,19 +14,24 @@ from collections.abc import Mapping
 from typing import Any, ClassVar, Final
 
 from contracts.contract import Contract
-from contracts.errors import DecodeError
-from contracts.events import ControlRecord, Op, TableId
-from contracts.formats._connect import (
-    ConnectEnvelopeFormat,
-    Facts,
-    Names,
-    Plan,
-    checked_int,
-    pick_position,
-    str_or_none,
-)
+from contracts.events import Op
+from contracts.formats._connect import ConnectEnvelopeFormat, Names, str_or_none
 from contracts.formats.base import Message
-from contracts.schema import ConnectSchema, json_kind, primitive, struct
+from contracts.formats.spec import (
+    Absent,
+    AllOf,
+    Connect,
+    Control,
+    FormatSpec,
+    Images,
+    Key,
+    Ops,
+    Position,
+    Present,
+    Table,
+    Time,
+)
+from contracts.schema import ConnectSchema, primitive, struct
 
 TIMESTAMP_NAME: Final = "org.apache.kafka.connect.data.Timestamp"
 
@@ -69,15 +74,25 @@ def is_heartbeat_only(value: Any) -> bool:
     return isinstance(body, dict) and set(body) == {HEARTBEAT_FIELD}
 
 
-def cdl_heartbeat(
-    payload: Mapping[str, Any], images: tuple[str, ...], op_field: str
-) -> ControlRecord | None:
-    """A heartbeat record when the payload has a heartbeat identifier and no row change."""
-    if payload.get(HEARTBEAT_FIELD) is None:
-        return None
-    if payload.get(op_field) is None and all(payload.get(i) is None for i in images):
-        return ControlRecord("heartbeat", f"CDL heartbeat {payload[HEARTBEAT_FIELD]}")
-    return None
+def heartbeat_control(op_field: str, images: tuple[str, ...]) -> Control:
+    """CDL's heartbeat: a heartbeat identifier with no op and no row image."""
+    quiet = tuple(Absent((name,)) for name in (op_field, *images))
+    return Control("heartbeat", AllOf((Present((HEARTBEAT_FIELD,)), *quiet)), "CDL heartbeat")
+
+
+#: CDL v1: ``OPERATION``, ``data``/``before``, ``unique``, ``SEG_OWNER``/``TABLE_NAME``,
+#: ``TIMESTAMP`` and the position in ``transaction.properties`` (``[{name, value}]``).
+SPEC: Final = FormatSpec(
+    connect=Connect(bare=(HEARTBEAT_FIELD,)),
+    ops=Ops(("OPERATION",), CDL_OPERATIONS),
+    controls=(heartbeat_control("OPERATION", ("data", "before")),),
+    images=Images(before=("before",), after=("data",), values="connect"),
+    table=Table(schema=("SEG_OWNER",), name=("TABLE_NAME",)),
+    source_ts_ms=(Time(("TIMESTAMP",)),),
+    position=Position(at=("transaction", "properties"), keys=None, pairs=True),
+    key=Key(kafka=True, unique=("unique",)),
+    fields=("DATA_STORE", "LOB_COLUMNS", "message_version", "message_type"),
+)
 
 
 class CdlJson(ConnectEnvelopeFormat):
@@ -85,8 +100,7 @@ class CdlJson(ConnectEnvelopeFormat):
 
     name = "cdl-json"
     description = "Huawei CDL JSON v1.0 (DATA_STORE, OPERATION, data/before, unique)"
-    after_field: ClassVar[str] = "data"
-    unique_field: ClassVar[str | None] = "unique"
+    spec: ClassVar[FormatSpec] = SPEC
     fixed_fields: ClassVar[Mapping[str, ConnectSchema]] = CDL_V1_FIXED
     default_layout: ClassVar[tuple[str, ...]] = (
         "DATA_STORE",
@@ -122,48 +136,6 @@ class CdlJson(ConnectEnvelopeFormat):
         if set(doc) == {HEARTBEAT_FIELD}:
             return None, dict(doc)
         return super().split(doc, where)
-
-    def control_of(self, payload: Mapping[str, Any], plan: Plan) -> ControlRecord | None:
-        return cdl_heartbeat(payload, (self.after_field, self.before_field), "OPERATION")
-
-    def facts(self, payload: Mapping[str, Any], where: str) -> Facts:
-        operation = payload.get("OPERATION")
-        op = CDL_OPERATIONS.get(operation) if isinstance(operation, str) else None
-        if op is None:
-            raise DecodeError(
-                f"unknown OPERATION {operation!r} (expected INSERT, UPDATE or DELETE)",
-                f"{where} $.payload.OPERATION",
-            )
-        table = TableId(
-            None, str_or_none(payload.get("SEG_OWNER")), str_or_none(payload.get("TABLE_NAME"))
-        )
-        return Facts(
-            op=op,
-            table=table,
-            ts_ms=None,
-            source_ts_ms=checked_int(payload.get("TIMESTAMP"), where, "$.payload.TIMESTAMP"),
-            position=self._position(payload.get("transaction"), where),
-        )
-
-    @staticmethod
-    def _position(transaction: Any, where: str) -> dict[str, Any]:
-        """``transaction.properties`` ([{name, value}, ...]) as ``{lsn: ..., txId: ...}``."""
-        if not isinstance(transaction, dict):
-            return {}
-        properties = transaction.get("properties")
-        if properties is None:
-            properties = []
-        if not isinstance(properties, list):
-            raise DecodeError(
-                f"expected an array of {{name, value}} objects, got {json_kind(properties)}",
-                f"{where} $.payload.transaction.properties",
-            )
-        pairs = {
-            p["name"]: p.get("value")
-            for p in properties
-            if isinstance(p, dict) and isinstance(p.get("name"), str)
-        }
-        return pick_position(pairs, pairs)
 
     def identity_options(self, payload: Mapping[str, Any]) -> dict[str, Any]:
         store = str_or_none(payload.get("DATA_STORE"))

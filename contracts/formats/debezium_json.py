@@ -15,21 +15,35 @@ from typing import Any, ClassVar, Final
 from contracts.contract import Contract
 from contracts.events import ControlRecord, TableId
 from contracts.formats._connect import (
+    POSITION_FIELDS,
     ROW_OPS,
     ConnectEnvelopeFormat,
-    Facts,
     Names,
     Plan,
     _InferState,
     checked,
-    debezium_facts,
     is_arcion_envelope,
     is_envelope_schema,
     raw_field,
     str_or_none,
-    table_from_source,
 )
 from contracts.formats.base import EmbeddedSchema, Message
+from contracts.formats.spec import (
+    AllOf,
+    AnyOf,
+    Connect,
+    Control,
+    Equals,
+    FormatSpec,
+    Images,
+    Key,
+    Only,
+    Ops,
+    Position,
+    Present,
+    Table,
+    Time,
+)
 from contracts.schema import ConnectSchema, primitive, struct
 
 _OPTIONAL_INT64: Final = primitive("int64", optional=True)
@@ -58,16 +72,36 @@ ENVELOPE_KEYS: Final = frozenset(
     {"before", "after", "source", "op", "ts_ms", "ts_us", "ts_ns", "transaction", "message"}
 )
 
-#: Payload shapes of Debezium's non-row messages: (control kind, predicate, reason).
-_CONTROLS: Final = (
-    ("message", lambda p: p.get("op") == "m", "logical decoding message (op m)"),
-    (
+#: Payload shapes of Debezium's non-row messages (tried in order when the op is not a row op).
+CONTROLS: Final = (
+    Control("message", Equals(("op",), frozenset({"m"})), "logical decoding message (op m)"),
+    Control(
         "transaction",
-        lambda p: p.get("status") in ("BEGIN", "END") and "id" in p,
+        AllOf((Equals(("status",), frozenset({"BEGIN", "END"})), Present(("id",)))),
         "transaction marker",
     ),
-    ("ddl", lambda p: "ddl" in p or "tableChanges" in p, "schema change event"),
-    ("heartbeat", lambda p: set(p) == {"ts_ms"}, "heartbeat"),
+    Control("ddl", AnyOf((Present(("ddl",)), Present(("tableChanges",)))), "schema change event"),
+    Control("heartbeat", Only(("ts_ms",)), "heartbeat"),
+)
+
+#: The Debezium envelope: ``op`` codes, controls, images, ``source`` (table, position by
+#: connector), ``ts_ms`` (or ``ts_us``/``ts_ns``), the Kafka key.
+SPEC: Final = FormatSpec(
+    connect=Connect(schema_optional=True),
+    ops=Ops(("op",), ROW_OPS),
+    controls=CONTROLS,
+    images=Images(before=("before",), after=("after",), values="connect"),
+    table=Table(
+        database=("source", "db"),
+        schema=("source", "schema"),
+        name=("source", "table"),
+        required=(("source",),),
+    ),
+    ts_ms=(Time(("ts_ms",)), Time(("ts_us",), "us"), Time(("ts_ns",), "ns")),
+    source_ts_ms=(Time(("source", "ts_ms")),),
+    position=Position(at=("source",), by_connector=POSITION_FIELDS),
+    key=Key(kafka=True),
+    fields=("transaction", "message"),
 )
 
 
@@ -77,6 +111,7 @@ class DebeziumJson(ConnectEnvelopeFormat):
     name = "debezium-json"
     description = "Debezium change events (JsonConverter, with or without embedded schema)"
     embedded_schema: ClassVar[EmbeddedSchema] = "optional"
+    spec: ClassVar[FormatSpec] = SPEC
     verbatim_fields: ClassVar[tuple[str, ...]] = ("source", "transaction")
     fixed_fields: ClassVar[Mapping[str, ConnectSchema]] = DEBEZIUM_FIXED
     default_layout: ClassVar[tuple[str, ...]] = (
@@ -89,7 +124,6 @@ class DebeziumJson(ConnectEnvelopeFormat):
         "ts_us",
         "ts_ns",
     )
-    schema_optional: ClassVar[bool] = True
 
     # --- detect ------------------------------------------------------------------------------
 
@@ -120,26 +154,11 @@ class DebeziumJson(ConnectEnvelopeFormat):
 
     # --- envelope reading --------------------------------------------------------------------
 
-    def facts(self, payload: Mapping[str, Any], where: str) -> Facts:
-        return debezium_facts(payload, where)
-
     def control_of(self, payload: Mapping[str, Any], plan: Plan) -> ControlRecord | None:
-        op = payload.get("op")
-        if isinstance(op, str) and op in ROW_OPS:
-            return None
         named = plan.envelope.name if plan.envelope is not None else None
-        if named is not None and named.endswith(".Heartbeat"):
+        if named is not None and named.endswith(".Heartbeat") and payload.get("op") is None:
             return ControlRecord("heartbeat", "heartbeat")
-        for kind, matches, reason in _CONTROLS:
-            if matches(payload):
-                table = self._table_or_none(payload)
-                return ControlRecord(kind, reason, table=table)  # type: ignore[arg-type]
-        return None
-
-    @staticmethod
-    def _table_or_none(payload: Mapping[str, Any]) -> TableId | None:
-        source = payload.get("source")
-        return table_from_source(source, "") if isinstance(source, dict) else None
+        return super().control_of(payload, plan)
 
     def identity_options(self, payload: Mapping[str, Any]) -> dict[str, Any]:
         source = payload.get("source")

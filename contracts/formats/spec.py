@@ -1,0 +1,554 @@
+"""A format's facts as declarative tables: the one definition every path reads.
+
+Each format module under ``contracts/formats/`` states its facts once, as a :class:`FormatSpec`
+(the class attribute ``spec`` of its :class:`~contracts.formats.base.Format`): where the op code
+is and what each code means, which messages are control records, where the row images are and
+how their values are written, where the table, the timestamps, the position and the key come
+from. The Python core reads these tables when it normalizes a message, and the Spark bindings
+*build* their decoder from the same tables (``spark_bindings.build``), the way sqlglot's
+generator reads a dialect's tables: nothing about a format is written twice.
+
+The vocabulary is small on purpose:
+
+- a :data:`Path` is a field path below the envelope's root (``("source", "db")``);
+- a :data:`Condition` (:class:`Equals`, :class:`Present`, :class:`Absent`, :class:`Only`,
+  :class:`AllOf`, :class:`AnyOf`) says when a message is a control record;
+- :class:`Images` says where the before and after images come from, per op
+  (:class:`Image`, :class:`Overlay`, :class:`FirstOf`), and how their values are written.
+
+What a table cannot say stays a method of the format (Python) or a Spark hook module named in
+the format's registry entry (``spark_bindings/formats/<name>.py``).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Final, Literal
+
+import orjson
+
+from contracts.errors import DecodeError, InputError
+from contracts.events import ControlKind, Op, TableId
+from contracts.schema import json_kind
+
+#: A field path below the envelope's root.
+Path = tuple[str, ...]
+
+#: How a row image's values are written: typed by a Connect schema as Kafka's JsonConverter
+#: writes them (``connect``); every value a string read with the text rules (``text``); plain
+#: JSON scalars, strings read with the text rules (``json``).
+Values = Literal["connect", "text", "json"]
+#: How the text rules read booleans, bytes and zero dates (``canal``: MySQL's conventions).
+TextDialect = Literal["default", "canal"]
+#: The unit of a timestamp: an epoch count in ms/us/ns, or ISO-8601 text.
+TimeUnit = Literal["ms", "us", "ns", "iso"]
+
+_DIVISORS: Final[Mapping[str, int]] = {"ms": 1, "us": 1_000, "ns": 1_000_000}
+INT64_MIN: Final = -(2**63)
+INT64_MAX: Final = 2**63 - 1
+
+
+def at(doc: Any, path: Path) -> Any:
+    """The value at ``path`` in ``doc`` (None when a step is missing or not an object)."""
+    value = doc
+    for step in path:
+        if not isinstance(value, dict):
+            return None
+        value = value.get(step)
+    return value
+
+
+def reach(doc: Any, path: Path, where: str, prefix: str = "$") -> Any:
+    """The value at ``path`` in ``doc`` (None when a step is missing); a step that is there
+    but not an object is an :class:`InputError` at its path (as a wire schema refuses it)."""
+    value = doc
+    for i, step in enumerate(path):
+        if value is None:
+            return None
+        if not isinstance(value, dict):
+            raise InputError(
+                f"expected an object, got {json_kind(value)}", f"{where} {_under(prefix, path[:i])}"
+            )
+        value = value.get(step)
+    return value
+
+
+# --- conditions ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Equals:
+    """The value at ``at`` is one of ``values`` (compared as JSON values: ``True`` is not
+    ``"true"``)."""
+
+    at: Path
+    values: frozenset[Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Present:
+    """A non-null value at ``at``."""
+
+    at: Path
+
+
+@dataclass(frozen=True, slots=True)
+class Absent:
+    """No value (or null) at ``at``."""
+
+    at: Path
+
+
+@dataclass(frozen=True, slots=True)
+class Only:
+    """Non-null values at ``present`` and at no other field the format knows (see
+    :meth:`FormatSpec.known_fields`): a message carrying nothing else."""
+
+    present: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class AllOf:
+    conditions: tuple[Condition, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class AnyOf:
+    conditions: tuple[Condition, ...]
+
+
+Condition = Equals | Present | Absent | Only | AllOf | AnyOf
+
+
+def holds(condition: Condition, doc: Any, known: tuple[str, ...]) -> bool:
+    """Whether ``condition`` holds for the envelope ``doc`` (``known``: its known fields)."""
+    if isinstance(condition, Equals):
+        value = at(doc, condition.at)
+        return any(_same_json(value, v) for v in condition.values)
+    if isinstance(condition, Present):
+        return at(doc, condition.at) is not None
+    if isinstance(condition, Absent):
+        return at(doc, condition.at) is None
+    if isinstance(condition, Only):
+        if not isinstance(doc, dict):
+            return False
+        wanted = set(condition.present)
+        return all(doc.get(n) is not None for n in wanted) and all(
+            doc.get(n) is None for n in known if n not in wanted
+        )
+    if isinstance(condition, AllOf):
+        return all(holds(c, doc, known) for c in condition.conditions)
+    return any(holds(c, doc, known) for c in condition.conditions)
+
+
+def _same_json(a: Any, b: Any) -> bool:
+    return type(a) is type(b) and a == b
+
+
+def condition_paths(condition: Condition) -> list[Path]:
+    """Every path a condition reads."""
+    if isinstance(condition, Equals | Present | Absent):
+        return [condition.at]
+    if isinstance(condition, Only):
+        return [(n,) for n in condition.present]
+    return [p for c in condition.conditions for p in condition_paths(c)]
+
+
+# --- ops and control records ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Ops:
+    """Where the op code is, and what each code means.
+
+    ``codes`` maps a code to a canonical op, ``controls`` a code to the kind of control record
+    a message with that code is. ``spelling`` ``words``: a code is compared lower case, with
+    ``_`` and runs of whitespace as one space, trimmed (SharePlex's ``UPDATE_BEFORE``)."""
+
+    at: Path
+    codes: Mapping[str, Op]
+    controls: Mapping[str, ControlKind] = field(default_factory=dict)
+    spelling: Literal["exact", "words"] = "exact"
+
+    def spelled(self, code: str) -> str:
+        if self.spelling == "words":
+            return " ".join(code.lower().replace("_", " ").split())
+        return code
+
+    def read(self, code: Any) -> tuple[Op | None, ControlKind | None]:
+        """(op, control kind) of a code; both None for a code that is not known (or not a
+        string)."""
+        if not isinstance(code, str):
+            return None, None
+        spelled = self.spelled(code)
+        return self.codes.get(spelled), self.controls.get(spelled)
+
+    def unknown(self, code: Any) -> str:
+        """What to say about a code that is not known."""
+        label = "op code" if self.at[-1] == "op" else self.at[-1]
+        return f"unknown {label} {code!r} (expected {', '.join([*self.codes, *self.controls])})"
+
+
+@dataclass(frozen=True, slots=True)
+class Control:
+    """A message for which ``when`` holds is a control record of ``kind``.
+
+    Rules are tried in order; a message whose op code is a row change is one unless the rule
+    says ``over_op`` (Canal's ``isDdl``)."""
+
+    kind: ControlKind
+    when: Condition
+    reason: str
+    over_op: bool = False
+
+
+# --- row images ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Image:
+    """The image at ``at``."""
+
+    at: Path
+
+
+@dataclass(frozen=True, slots=True)
+class Overlay:
+    """The image at ``base`` with the columns of the image at ``top`` over it (an update's
+    before image from its changed columns, SharePlex's after image from the key)."""
+
+    base: Path
+    top: Path
+
+
+@dataclass(frozen=True, slots=True)
+class FirstOf:
+    """The first of these images that holds a column (an empty image counts as none)."""
+
+    images: tuple[Path, ...]
+
+
+ImageRule = Image | Overlay | FirstOf
+
+
+@dataclass(frozen=True, slots=True)
+class Exists:
+    """Per-column flags telling which image really holds a column (Arcion): flag → (in
+    before, in after). A column whose flag leaves it out of an image is absent there."""
+
+    at: Path
+    flags: Mapping[str, tuple[bool, bool]]
+
+
+@dataclass(frozen=True, slots=True)
+class Images:
+    """Where the row images are and how their values are written.
+
+    ``by_op`` says, per op, which rule makes the before and the after image (None: no image);
+    an op not listed takes ``before``/``after`` as the message has them. ``null_text`` is the
+    text that stands for SQL NULL in a text image; ``empty_is_absent``: ``{}`` means no image
+    (Arcion). Columns a message leaves out of an image stay absent from it (the Spark feed
+    lists them in ``_absent``)."""
+
+    before: Path
+    after: Path
+    values: Values
+    by_op: Mapping[str, tuple[ImageRule | None, ImageRule | None]] = field(default_factory=dict)
+    null_text: str | None = None
+    exists: Exists | None = None
+    empty_is_absent: bool = False
+    text_dialect: TextDialect = "default"
+
+    def rules(self, op: str) -> tuple[ImageRule | None, ImageRule | None]:
+        """The before and after rules of ``op``."""
+        found = self.by_op.get(op)
+        return found if found is not None else (Image(self.before), Image(self.after))
+
+
+@dataclass(frozen=True, slots=True)
+class Rows:
+    """A message carrying several row changes: one per element of the arrays at ``after``
+    (and ``before``) of :class:`Images` (Canal's ``data`` and ``old``)."""
+
+    index: str
+    #: An op whose changes may come in the before array alone (DTS's legacy deletes).
+    before_only: frozenset[str] = frozenset()
+
+
+# --- envelope facts ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Table:
+    """Where the table's parts are: each a path, or ``qualified`` (``OWNER.TABLE`` in one
+    field, split at its last dot). ``empty_is_null``: an empty string is no value.
+    ``fallback``: a message that names no table is about the contract's. A part that is not a
+    string (or null) is an error."""
+
+    database: Path | None = None
+    schema: Path | None = None
+    name: Path | None = None
+    qualified: Path | None = None
+    empty_is_null: bool = False
+    fallback: bool = False
+    #: Paths that must hold a value (not null, not empty) in every row change.
+    required: tuple[Path, ...] = ()
+
+    def paths(self) -> dict[str, Path]:
+        """The part name (database, schema, name, qualified) → its path."""
+        parts = {
+            "database": self.database,
+            "schema": self.schema,
+            "name": self.name,
+            "qualified": self.qualified,
+        }
+        return {k: v for k, v in parts.items() if v is not None}
+
+
+@dataclass(frozen=True, slots=True)
+class Time:
+    """A timestamp: an epoch count in ``unit`` (a JSON integer; with ``text``, also a string
+    of digits, and anything else is no value) or ISO-8601 text (``iso``)."""
+
+    at: Path
+    unit: TimeUnit = "ms"
+    text: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Position:
+    """Where a change's position comes from.
+
+    ``at``: the block holding it (an object, or a JSON object in a string when ``json_text``);
+    ``keys``: the entries kept (None: every entry; a nested value as its JSON text) — or
+    ``by_connector``: the keys per the block's ``connector`` entry (Debezium), or ``pairs``: an array of
+    ``{name, value}``; ``named``: fixed names → paths (``default`` when absent);
+    ``row``: the name of the row's index in a message of several rows (:class:`Rows`)."""
+
+    at: Path = ()
+    keys: tuple[str, ...] | None = ()
+    by_connector: Mapping[str, tuple[str, ...]] | None = None
+    connector: str = "connector"
+    pairs: bool = False
+    json_text: bool = False
+    named: Mapping[str, Path] = field(default_factory=dict)
+    default: str | None = None
+    row: str | None = None
+    #: Keep entries whose value is null (as ``null``), and non-scalar ones (as JSON text).
+    keep_nulls: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Key:
+    """Where a change's key comes from, first found first: the Kafka key (``kafka``), a key
+    struct in the envelope (``unique``), the contract's key columns of the row image, the
+    record's own key (``record``)."""
+
+    kafka: bool = False
+    unique: Path | None = None
+    record: Path | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Connect:
+    """``{schema, payload}`` messages (Kafka's JsonConverter): the envelope is the payload;
+    with ``schema_optional`` a message may be the payload alone."""
+
+    schema: str = "schema"
+    payload: str = "payload"
+    schema_optional: bool = False
+    #: A document holding only these fields is an envelope by itself (CDL's heartbeats).
+    bare: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class FormatSpec:
+    """The facts of one format (see the module doc)."""
+
+    ops: Ops
+    images: Images
+    table: Table
+    controls: tuple[Control, ...] = ()
+    ts_ms: tuple[Time, ...] = ()
+    source_ts_ms: tuple[Time, ...] = ()
+    position: Position = field(default_factory=Position)
+    key: Key = field(default_factory=Key)
+    connect: Connect | None = None
+    rows: Rows | None = None
+    #: Envelope fields the format knows besides the ones its rules name (for :class:`Only`).
+    fields: tuple[str, ...] = ()
+
+    def known_fields(self) -> tuple[str, ...]:
+        """The top-level envelope fields any rule of this format reads."""
+        paths: list[Path] = [self.ops.at, self.images.before, self.images.after]
+        paths += [p for c in self.controls for p in condition_paths(c.when)]
+        paths += list(self.table.paths().values())
+        paths += [t.at for t in (*self.ts_ms, *self.source_ts_ms)]
+        if self.position.at:
+            paths.append(self.position.at)
+        paths += list(self.position.named.values())
+        paths += [p for p in (self.key.unique, self.key.record) if p]
+        if self.images.exists is not None:
+            paths.append(self.images.exists.at)
+        names = [p[0] for p in paths if p] + list(self.fields)
+        return tuple(dict.fromkeys(names))
+
+    def control_of(self, doc: Any, op: Op | None) -> Control | None:
+        """The control rule a message's envelope ``doc`` matches (None: a row change)."""
+        known = self.known_fields()
+        for rule in self.controls:
+            if (op is None or rule.over_op) and holds(rule.when, doc, known):
+                return rule
+        return None
+
+
+# --- reading envelope facts (the Python path) ----------------------------------------------------
+
+
+def read_time(times: tuple[Time, ...], doc: Any, where: str, prefix: str = "$") -> int | None:
+    """Epoch milliseconds from the first of ``times`` that holds a value (None: none does).
+
+    A JSON integer rule refuses any other value (:class:`DecodeError` at ``where`` and the
+    path); a ``text`` rule reads a JSON integer or a string of ASCII digits and ignores
+    anything else. Counts outside a signed 64-bit integer are no value."""
+    for rule in times:
+        raw = reach(doc, rule.at, where, prefix)
+        if raw is None:
+            continue
+        if rule.unit == "iso":
+            found = iso_epoch_ms(raw)
+        else:
+            found = epoch_count(raw, rule.text)
+            if found is None and not rule.text:
+                raise DecodeError(
+                    f"expected an integer, got {json_kind(raw)}",
+                    f"{where} {_under(prefix, rule.at)}",
+                )
+            if found is not None:
+                found //= _DIVISORS[rule.unit]
+        if found is not None:
+            return found
+    return None
+
+
+def epoch_count(value: Any, text: bool) -> int | None:
+    """A signed 64-bit integer from a JSON integer (or, with ``text``, a string of ASCII digits
+    with an optional minus sign and whitespace around); None otherwise."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        number = value
+    elif text and isinstance(value, str):
+        stripped = value.strip(" \t\n\r\f\v")
+        digits = stripped.removeprefix("-")
+        if not (digits.isascii() and digits.isdigit()):
+            return None
+        number = int(stripped)
+    else:
+        return None
+    return number if INT64_MIN <= number <= INT64_MAX else None
+
+
+def iso_epoch_ms(value: Any) -> int | None:
+    """Epoch milliseconds of an ISO-8601 timestamp text (``yyyy-MM-dd[ T]HH:mm:ss[.f][zone]``,
+    no zone: UTC); None for anything else."""
+    from contracts.formats._typing import parse_timestamp_text
+
+    if not isinstance(value, str):
+        return None
+    try:
+        parsed = parse_timestamp_text(value.strip(" \t\n\r\f\v"))
+    except ValueError:
+        return None
+    if parsed.tzinfo is None:
+        parsed = parsed.replace(tzinfo=dt.UTC)
+    delta = parsed - _EPOCH
+    return (delta.days * 86_400 + delta.seconds) * 1000 + delta.microseconds // 1000
+
+
+_EPOCH: Final = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
+
+
+def read_table(rule: Table, doc: Any, where: str, prefix: str = "$") -> TableId | None:
+    """The table a message names (None: it names none); a part that is not a string or null,
+    or a required part that is missing, is a located error."""
+    parts: dict[str, str | None] = {}
+    for part, path in rule.paths().items():
+        value = reach(doc, path, where, prefix)
+        if value is not None and not isinstance(value, str):
+            raise DecodeError(
+                f"expected a string or null, got {json_kind(value)}",
+                f"{where} {_under(prefix, path)}",
+            )
+        parts[part] = None if rule.empty_is_null and value == "" else value
+    for path in rule.required:
+        if at(doc, path) in (None, ""):
+            raise DecodeError("is missing (it names the table)", f"{where} {_under(prefix, path)}")
+    qualified = parts.pop("qualified", None)
+    if qualified is not None:
+        owner, dot, name = qualified.rpartition(".")
+        parts["schema"], parts["name"] = (owner if dot else None), name
+    if not any(parts.values()) and rule.fallback:
+        return None
+    return TableId(parts.get("database"), parts.get("schema"), parts.get("name"))
+
+
+def _under(prefix: str, path: Path) -> str:
+    return prefix + "".join(f".{p}" for p in path)
+
+
+def position_value(value: Any) -> Any:
+    """A position entry's value: a JSON scalar as it is, anything else its compact JSON text."""
+    if value is None or isinstance(value, str | int | float | bool):
+        return value
+    return orjson.dumps(value).decode("utf-8")
+
+
+def read_position(
+    rule: Position, doc: Any, where: str = "", prefix: str = "$", block: Any = None
+) -> dict[str, Any]:
+    """The position of a message (``block``: the parsed block, when ``rule.json_text``)."""
+    out: dict[str, Any] = {}
+    for name, path in rule.named.items():
+        value = reach(doc, path, where, prefix)
+        out[name] = position_value(value) if value is not None else rule.default
+    source = block if block is not None else reach(doc, rule.at, where, prefix) if rule.at else None
+    if rule.pairs and source is not None:
+        if not isinstance(source, list):
+            raise DecodeError(
+                f"expected an array of {{name, value}} objects, got {json_kind(source)}",
+                f"{where} {_under(prefix, rule.at)}",
+            )
+        source = _pairs(source)
+    if isinstance(source, dict):
+        keys: Iterable[str]
+        if rule.by_connector is not None:
+            keys = connector_keys(rule, source)
+        else:
+            keys = source if rule.keys is None else rule.keys
+        for k in keys:
+            if k not in source:
+                continue
+            value = source[k]
+            if value is not None or rule.keep_nulls:
+                out[k] = position_value(value)
+    return {k: v for k, v in out.items() if v is not None or rule.keep_nulls}
+
+
+def connector_keys(rule: Position, source: Mapping[str, Any]) -> tuple[str, ...]:
+    """The position keys of a Debezium-style source block, by its connector."""
+    assert rule.by_connector is not None
+    connector = source.get(rule.connector)
+    every = tuple(dict.fromkeys(k for keys in rule.by_connector.values() for k in keys))
+    if not isinstance(connector, str):
+        return every
+    return rule.by_connector.get(connector.lower(), every)
+
+
+def _pairs(value: list[Any]) -> dict[str, Any]:
+    """``[{name, value}, ...]`` as a dict (the last of a repeated name wins)."""
+    return {
+        p["name"]: p.get("value")
+        for p in value
+        if isinstance(p, dict) and isinstance(p.get("name"), str)
+    }
