@@ -27,6 +27,8 @@ from typing import Any, Final
 
 import orjson
 
+from contracts.logical import DEBEZIUM_DATE_NAME, DECIMAL_NAME, ENUM_NAME, MICRO_TIMESTAMP_NAME
+
 SERVER: Final = "dbserver1"
 DATABASE: Final = "shop"
 TABLE: Final = "orders"
@@ -58,7 +60,7 @@ ROW_FIELDS: Final = [
     _field(
         "bytes",
         "amount",
-        name="org.apache.kafka.connect.data.Decimal",
+        name=DECIMAL_NAME,
         version=1,
         parameters={"scale": "2", "connect.decimal.precision": "12"},
     ),
@@ -68,8 +70,8 @@ ROW_FIELDS: Final = [
     _field("string", "sku"),
     _field("string", "note", optional=True),
     _field("boolean", "is_gift"),
-    _field("int64", "created_at", name="io.debezium.time.MicroTimestamp", version=1),
-    _field("int32", "ship_date", optional=True, name="io.debezium.time.Date", version=1),
+    _field("int64", "created_at", name=MICRO_TIMESTAMP_NAME, version=1),
+    _field("int32", "ship_date", optional=True, name=DEBEZIUM_DATE_NAME, version=1),
 ]
 
 _SOURCE_FIELDS: Final = [
@@ -81,7 +83,7 @@ _SOURCE_FIELDS: Final = [
         "string",
         "snapshot",
         optional=True,
-        name="io.debezium.data.Enum",
+        name=ENUM_NAME,
         version=1,
         parameters={"allowed": "true,last,false,incremental"},
         default="false",

@@ -20,8 +20,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from contracts.contract import Contract, dump_contract, load_contract
 from contracts.diff import diff_contracts
+from contracts.logical import DEBEZIUM_TIMESTAMP_NAME, DECIMAL_NAME, MICRO_TIMESTAMP_NAME
 
-DECIMAL = "org.apache.kafka.connect.data.Decimal"
+DECIMAL = DECIMAL_NAME
 SOURCE = load_contract(
     Path(__file__).resolve().parent.parent
     / "tests/fixtures/debezium-json/postgres-orders.expected.yaml"
@@ -50,11 +51,7 @@ def wide_contract(columns: int, variant: int, name: str = "bench.wide") -> Contr
                 }
             )
         elif kind == 3:
-            ts = (
-                "io.debezium.time.Timestamp"
-                if variant and i % 50 == 3
-                else "io.debezium.time.MicroTimestamp"
-            )
+            ts = DEBEZIUM_TIMESTAMP_NAME if variant and i % 50 == 3 else MICRO_TIMESTAMP_NAME
             cols.append(
                 {"field": f"c{i}", "type": "int64", "optional": True, "name": ts, "version": 1}
             )

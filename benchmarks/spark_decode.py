@@ -60,7 +60,7 @@ from benchmarks import datagen
 from contracts.contract import Contract
 from contracts.formats import get_format
 from contracts.formats.base import InferOptions, Message
-from contracts.logical import decimal_scale, lookup
+from contracts.logical import DECIMAL_NAME, decimal_scale, lookup
 from spark_bindings import decode, decode_changes, spark_schema
 from spark_bindings.feed import CANONICAL
 from spark_bindings.session import HUGE_METHOD_CONF
@@ -78,7 +78,7 @@ def _native_leaf(col: Column, schema: Any, target: T.DataType, safe: bool = Fals
     ``safe``: a value that does not decode is null, not a failed job)."""
     logical = lookup(schema)
     name = logical.name if logical else None
-    if name == "org.apache.kafka.connect.data.Decimal":
+    if name == DECIMAL_NAME:
         raw = F.try_to_binary(col, F.lit("base64")) if safe else F.unbase64(col)
         hexed = F.hex(raw)
         pad = F.when(F.substring(hexed, 1, 1) >= F.lit("8"), F.lit("F")).otherwise(F.lit("0"))
@@ -420,7 +420,7 @@ def _arcion_handwritten(
 def _python_leaf(schema: Any) -> Callable[[Any], Any]:
     logical = lookup(schema)
     name = logical.name if logical else None
-    if name == "org.apache.kafka.connect.data.Decimal":
+    if name == DECIMAL_NAME:
         scale = decimal_scale(schema)
         return lambda v: (
             None

@@ -399,9 +399,11 @@ def _breaking_change(console: Any, contracts: dict[str, Any], work: Path, url: s
 
 def _widen_scale(contract: Any) -> Any:
     """A copy of the contract whose first Decimal column has its scale raised by one."""
+    from contracts.logical import DECIMAL_NAME
+
     columns = [dict(c) for c in contract.columns]
     for col in columns:
-        if col.get("name") == "org.apache.kafka.connect.data.Decimal":
+        if col.get("name") == DECIMAL_NAME:
             params = dict(col.get("parameters") or {})
             params["scale"] = str(int(params.get("scale", "0")) + 1)
             col["parameters"] = params

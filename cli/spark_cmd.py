@@ -224,13 +224,13 @@ def _avro_options(
     """The Avro options of ``decode_changes``, checked against the contract's encoding: a flag
     that would change nothing is an error (a registry from the environment is just not used)."""
     from contracts.errors import InputError
-    from spark_bindings.avro import AVRO_FORMATS, wants_avro
+    from spark_bindings.avro import avro_records, wants_avro
 
     given = {"registry": registry, "encoding": encoding and encoding.value, "subject": subject}
     options = {k: v for k, v in given.items() if v is not None}
     flags = [f for f, v in (("--registry", not from_env and registry), ("--subject", subject)) if v]
     named = f"{' and '.join(flags)} {'apply' if len(flags) > 1 else 'applies'}"
-    if c.format in AVRO_FORMATS:
+    if avro_records(c.format):
         if encoding is Encoding.json:
             raise InputError(f"{c.format} values are Avro records; --encoding json does not apply")
         if flags:

@@ -33,8 +33,41 @@ MAX_SPARK_DECIMAL_PRECISION: Final = 38
 #: AvroData's precision when a Connect Decimal carries no ``connect.decimal.precision``.
 CONNECT_DEFAULT_DECIMAL_PRECISION: Final = 64
 
-DECIMAL_NAME: Final = "org.apache.kafka.connect.data.Decimal"
 PRECISION_PARAM: Final = "connect.decimal.precision"
+
+# The names of the logical and semantic types: every other module takes them from here.
+# Kafka Connect's built-ins:
+DECIMAL_NAME: Final = "org.apache.kafka.connect.data.Decimal"
+CONNECT_DATE_NAME: Final = "org.apache.kafka.connect.data.Date"
+CONNECT_TIME_NAME: Final = "org.apache.kafka.connect.data.Time"
+CONNECT_TIMESTAMP_NAME: Final = "org.apache.kafka.connect.data.Timestamp"
+# Debezium's temporal types:
+DEBEZIUM_DATE_NAME: Final = "io.debezium.time.Date"
+DEBEZIUM_TIME_NAME: Final = "io.debezium.time.Time"
+MICRO_TIME_NAME: Final = "io.debezium.time.MicroTime"
+NANO_TIME_NAME: Final = "io.debezium.time.NanoTime"
+DEBEZIUM_TIMESTAMP_NAME: Final = "io.debezium.time.Timestamp"
+MICRO_TIMESTAMP_NAME: Final = "io.debezium.time.MicroTimestamp"
+NANO_TIMESTAMP_NAME: Final = "io.debezium.time.NanoTimestamp"
+ZONED_TIMESTAMP_NAME: Final = "io.debezium.time.ZonedTimestamp"
+ZONED_TIME_NAME: Final = "io.debezium.time.ZonedTime"
+YEAR_NAME: Final = "io.debezium.time.Year"
+INTERVAL_NAME: Final = "io.debezium.time.Interval"
+MICRO_DURATION_NAME: Final = "io.debezium.time.MicroDuration"
+# Debezium's semantic types:
+JSON_NAME: Final = "io.debezium.data.Json"
+XML_NAME: Final = "io.debezium.data.Xml"
+UUID_NAME: Final = "io.debezium.data.Uuid"
+ENUM_NAME: Final = "io.debezium.data.Enum"
+ENUM_SET_NAME: Final = "io.debezium.data.EnumSet"
+BITS_NAME: Final = "io.debezium.data.Bits"
+VARIABLE_DECIMAL_NAME: Final = "io.debezium.data.VariableScaleDecimal"
+GEOMETRY_NAME: Final = "io.debezium.data.geometry.Geometry"
+GEOGRAPHY_NAME: Final = "io.debezium.data.geometry.Geography"
+POINT_NAME: Final = "io.debezium.data.geometry.Point"
+# Huawei CDL's vendor types (values travel as strings):
+CDL_DECIMAL_NAME: Final = "com.xxx.cdc.data.Decimal"
+CDL_TIMESTAMP_NAME: Final = "com.xxx.cdc.data.timestamp"
 
 #: Spark JSON type names for Connect base types (as ``DataType.jsonValue()`` writes them).
 SPARK_BASE_TYPES: Final[Mapping[str, str]] = {
@@ -78,6 +111,19 @@ class LogicalType:
     spark: str | Callable[[ConnectSchema], Any] | None = None
     spark_wire: str | None = None
     description: str = ""
+    #: Decoded as its base type on every path (no rule of its own: a string stays the string,
+    #: bytes are their base64, a struct its fields).
+    as_base: bool = False
+
+    @property
+    def key(self) -> LogicalKey:
+        """What the decoders of every path (fast paths, Spark rules, DTS families) are keyed
+        by: two types of one kind and unit decode alike."""
+        return (self.kind, self.unit)
+
+
+#: (kind, unit) of a logical type: the key of every table of decoders.
+LogicalKey = tuple[str, str | None]
 
 
 # --- decoders ---------------------------------------------------------------------------------
@@ -369,7 +415,7 @@ LOGICAL_TYPES: Final[Mapping[str, LogicalType]] = dict(
             description="base64 two's-complement unscaled value + scale",
         ),
         _entry(
-            "org.apache.kafka.connect.data.Date",
+            CONNECT_DATE_NAME,
             _INT32,
             "date",
             "days",
@@ -379,7 +425,7 @@ LOGICAL_TYPES: Final[Mapping[str, LogicalType]] = dict(
             description="days since epoch",
         ),
         _entry(
-            "org.apache.kafka.connect.data.Time",
+            CONNECT_TIME_NAME,
             _INT32,
             "time",
             "millis",
@@ -389,7 +435,7 @@ LOGICAL_TYPES: Final[Mapping[str, LogicalType]] = dict(
             description="milliseconds since midnight",
         ),
         _entry(
-            "org.apache.kafka.connect.data.Timestamp",
+            CONNECT_TIMESTAMP_NAME,
             _INT64,
             "timestamp",
             "millis",
@@ -400,7 +446,7 @@ LOGICAL_TYPES: Final[Mapping[str, LogicalType]] = dict(
         ),
         # Debezium temporal types (kept as their base Avro type plus connect.name).
         _entry(
-            "io.debezium.time.Date",
+            DEBEZIUM_DATE_NAME,
             _INT32,
             "date",
             "days",
@@ -409,7 +455,7 @@ LOGICAL_TYPES: Final[Mapping[str, LogicalType]] = dict(
             description="days since epoch",
         ),
         _entry(
-            "io.debezium.time.Time",
+            DEBEZIUM_TIME_NAME,
             _INT32,
             "time",
             "millis",
@@ -418,7 +464,7 @@ LOGICAL_TYPES: Final[Mapping[str, LogicalType]] = dict(
             description="milliseconds since midnight",
         ),
         _entry(
-            "io.debezium.time.MicroTime",
+            MICRO_TIME_NAME,
             _INT64,
             "time",
             "micros",
@@ -427,7 +473,7 @@ LOGICAL_TYPES: Final[Mapping[str, LogicalType]] = dict(
             description="microseconds since midnight",
         ),
         _entry(
-            "io.debezium.time.NanoTime",
+            NANO_TIME_NAME,
             _INT64,
             "time",
             "nanos",
@@ -436,7 +482,7 @@ LOGICAL_TYPES: Final[Mapping[str, LogicalType]] = dict(
             description="nanoseconds since midnight",
         ),
         _entry(
-            "io.debezium.time.Timestamp",
+            DEBEZIUM_TIMESTAMP_NAME,
             _INT64,
             "timestamp",
             "millis",
@@ -445,7 +491,7 @@ LOGICAL_TYPES: Final[Mapping[str, LogicalType]] = dict(
             description="milliseconds since epoch, no zone",
         ),
         _entry(
-            "io.debezium.time.MicroTimestamp",
+            MICRO_TIMESTAMP_NAME,
             _INT64,
             "timestamp",
             "micros",
@@ -454,7 +500,7 @@ LOGICAL_TYPES: Final[Mapping[str, LogicalType]] = dict(
             description="microseconds since epoch, no zone",
         ),
         _entry(
-            "io.debezium.time.NanoTimestamp",
+            NANO_TIMESTAMP_NAME,
             _INT64,
             "timestamp",
             "nanos",
@@ -463,7 +509,7 @@ LOGICAL_TYPES: Final[Mapping[str, LogicalType]] = dict(
             description="nanoseconds since epoch, no zone",
         ),
         _entry(
-            "io.debezium.time.ZonedTimestamp",
+            ZONED_TIMESTAMP_NAME,
             _STRING,
             "zoned-timestamp",
             "iso",
@@ -472,16 +518,17 @@ LOGICAL_TYPES: Final[Mapping[str, LogicalType]] = dict(
             description="ISO-8601 timestamp with zone offset",
         ),
         _entry(
-            "io.debezium.time.ZonedTime",
+            ZONED_TIME_NAME,
             _STRING,
             "zoned-time",
             "iso",
             _string,
             spark="string",
             description="ISO-8601 time with zone offset",
+            as_base=True,
         ),
         _entry(
-            "io.debezium.time.Year",
+            YEAR_NAME,
             _INT32,
             "year",
             None,
@@ -490,16 +537,17 @@ LOGICAL_TYPES: Final[Mapping[str, LogicalType]] = dict(
             description="a year",
         ),
         _entry(
-            "io.debezium.time.Interval",
+            INTERVAL_NAME,
             _STRING,
             "interval",
             "iso",
             _string,
             spark="string",
             description="ISO-8601 duration",
+            as_base=True,
         ),
         _entry(
-            "io.debezium.time.MicroDuration",
+            MICRO_DURATION_NAME,
             _INT64,
             "interval",
             "micros",
@@ -509,48 +557,53 @@ LOGICAL_TYPES: Final[Mapping[str, LogicalType]] = dict(
         ),
         # Debezium semantic types.
         _entry(
-            "io.debezium.data.Json",
+            JSON_NAME,
             _STRING,
             "json",
             None,
             _string,
             description="JSON document as text",
+            as_base=True,
         ),
         _entry(
-            "io.debezium.data.Xml",
+            XML_NAME,
             _STRING,
             "xml",
             None,
             _string,
             description="XML document as text",
+            as_base=True,
         ),
-        _entry("io.debezium.data.Uuid", _STRING, "uuid", None, _string, description="UUID as text"),
+        _entry(UUID_NAME, _STRING, "uuid", None, _string, description="UUID as text", as_base=True),
         _entry(
-            "io.debezium.data.Enum",
+            ENUM_NAME,
             _STRING,
             "enum",
             None,
             _string,
             description="one of parameters.allowed",
+            as_base=True,
         ),
         _entry(
-            "io.debezium.data.EnumSet",
+            ENUM_SET_NAME,
             _STRING,
             "enum-set",
             None,
             _string,
             description="comma-separated subset of parameters.allowed",
+            as_base=True,
         ),
         _entry(
-            "io.debezium.data.Bits",
+            BITS_NAME,
             _BYTES,
             "bits",
             None,
             _bytes,
             description="bit string as little-endian bytes",
+            as_base=True,
         ),
         _entry(
-            "io.debezium.data.VariableScaleDecimal",
+            VARIABLE_DECIMAL_NAME,
             _STRUCT,
             "variable-decimal",
             "unscaled",
@@ -559,32 +612,35 @@ LOGICAL_TYPES: Final[Mapping[str, LogicalType]] = dict(
             description="struct {scale, value}; Spark carries the exact decimal text",
         ),
         _entry(
-            "io.debezium.data.geometry.Geometry",
+            GEOMETRY_NAME,
             _STRUCT,
             "geometry",
             None,
             _struct_passthrough,
             description="struct {wkb, srid}",
+            as_base=True,
         ),
         _entry(
-            "io.debezium.data.geometry.Geography",
+            GEOGRAPHY_NAME,
             _STRUCT,
             "geometry",
             None,
             _struct_passthrough,
             description="struct {wkb, srid}",
+            as_base=True,
         ),
         _entry(
-            "io.debezium.data.geometry.Point",
+            POINT_NAME,
             _STRUCT,
             "geometry",
             None,
             _struct_passthrough,
             description="struct {x, y, wkb, srid}",
+            as_base=True,
         ),
         # Vendor names seen in the seeds (Huawei CDL): values travel as strings.
         _entry(
-            "com.xxx.cdc.data.Decimal",
+            CDL_DECIMAL_NAME,
             _STRING,
             "decimal",
             "text",
@@ -593,7 +649,7 @@ LOGICAL_TYPES: Final[Mapping[str, LogicalType]] = dict(
             description="decimal as text (precision unknown)",
         ),
         _entry(
-            "com.xxx.cdc.data.timestamp",
+            CDL_TIMESTAMP_NAME,
             _STRING,
             "timestamp",
             "text",
@@ -631,7 +687,7 @@ def fast_decoder(schema: ConnectSchema) -> FastDecoder | None:
     entry = lookup(schema)
     if entry is None:
         return None
-    specialize = _SPECIALIZERS.get(entry.name)
+    specialize = _SPECIALIZERS.get(entry.key)
     return specialize(schema, entry.decode) if specialize is not None else None
 
 
@@ -691,14 +747,15 @@ def _fast_instant(divisor: int) -> Callable[[ConnectSchema, Decoder], FastDecode
     return specialize
 
 
-_SPECIALIZERS: Final[Mapping[str, Callable[[ConnectSchema, Decoder], FastDecoder | None]]] = {
-    DECIMAL_NAME: _fast_decimal,
-    "org.apache.kafka.connect.data.Date": _fast_days,
-    "io.debezium.time.Date": _fast_days,
-    "org.apache.kafka.connect.data.Timestamp": _fast_instant(1_000),
-    "io.debezium.time.Timestamp": _fast_instant(1_000),
-    "io.debezium.time.MicroTimestamp": _fast_instant(1_000_000),
-    "io.debezium.time.NanoTimestamp": _fast_instant(1_000_000_000),
+#: (kind, unit) → the specializer of a fast decoder for types of that kind and unit.
+_SPECIALIZERS: Final[
+    Mapping[LogicalKey, Callable[[ConnectSchema, Decoder], FastDecoder | None]]
+] = {
+    ("decimal", "unscaled"): _fast_decimal,
+    ("date", "days"): _fast_days,
+    ("timestamp", "millis"): _fast_instant(1_000),
+    ("timestamp", "micros"): _fast_instant(1_000_000),
+    ("timestamp", "nanos"): _fast_instant(1_000_000_000),
 }
 
 

@@ -60,16 +60,24 @@ from contracts.formats.base import Format, Message, SharedJson
 from contracts.schema import ConnectSchema
 from spark_bindings.context import Context
 from spark_bindings.feed import (
+    ABSENT_COL,
+    ABSENT_TYPE,
     CANONICAL,
     CONTROL_COL,
     ERROR_COL,
+    LAST_COLUMNS,
     POSITION_TYPE,
     TABLE_TYPE,
     all_nullable,
 )
 
-#: Formats whose messages are Avro whatever the contract says.
-AVRO_FORMATS: Final = frozenset({"dts-avro"})
+
+def avro_records(format_name: str) -> bool:
+    """Whether a format's messages are Avro records whatever the contract says (its
+    registered ``input_kind``)."""
+    return get_format(format_name).input_kind == "avro"
+
+
 #: ``encoding`` values (call option, or ``options.value_encoding`` in the contract).
 ENCODINGS: Final = ("json", "avro")
 ENCODING_OPTION: Final = "value_encoding"
@@ -82,7 +90,7 @@ KEPT_LOGICAL_TYPES: Final = frozenset({"decimal"})
 
 def wants_avro(contract: Contract, options: Mapping[str, Any]) -> bool:
     """Whether a contract's topic is Avro-encoded (format, ``encoding=`` or the contract option)."""
-    if contract.format in AVRO_FORMATS:
+    if avro_records(contract.format):
         return True
     encoding = options.get("encoding") or contract.options.get(ENCODING_OPTION) or "json"
     if encoding not in ENCODINGS:
@@ -167,7 +175,7 @@ def _with_from_avro(df: DataFrame, contract: Contract, wanted: bool | None) -> b
     """Whether to decode with spark-avro's ``from_avro`` (see :func:`decode_avro`)."""
     if wanted is False:
         return False
-    if contract.format in AVRO_FORMATS:
+    if avro_records(contract.format):
         if wanted:
             raise InputError(
                 f"{contract.format} records are read by the fastavro decoder only (their "
@@ -222,7 +230,11 @@ def _output_schema(df: DataFrame, ctx: Context, passthrough: Sequence[str]) -> S
     fields = [StructField(name, types[name]) for name in CANONICAL]
     by_name = {f.name: f for f in df.schema.fields}
     fields += [by_name[name] for name in passthrough]
-    fields += [StructField(CONTROL_COL, StringType()), StructField(ERROR_COL, StringType())]
+    fields += [
+        StructField(CONTROL_COL, StringType()),
+        StructField(ERROR_COL, StringType()),
+        StructField(ABSENT_COL, ABSENT_TYPE),
+    ]
     return StructType(fields)
 
 
@@ -242,7 +254,7 @@ class _DecoderSpec:
 
     def check(self) -> None:
         fmt = get_format(self.contract.format)
-        if self.contract.format in AVRO_FORMATS:
+        if avro_records(self.contract.format):
             return
         from contracts.formats._connect import ConnectEnvelopeFormat
 
@@ -321,10 +333,12 @@ class _Row:
     position: list[tuple[str, str]] | None = field(default_factory=list)
     control: str | None = None
     error: str | None = None
+    absent: list[str] = field(default_factory=list)
 
     def failed(self, text: str) -> _Row:
         self.op = self.key = self.before = self.after = self.control = None
         self.error = text
+        self.absent = []
         return self
 
 
@@ -353,6 +367,7 @@ class _RowDecoder:
         self.read = read
         self.read_key = read_key
         self.image = _image_converter(spec.contract.row_schema)
+        self.columns = spec.contract.row_schema.field_names()
         self.key_names = list(spec.contract.key)
         self.required = [
             f.field or "" for f in spec.contract.row_schema.fields or () if not _nullable(f)
@@ -360,7 +375,7 @@ class _RowDecoder:
 
     @classmethod
     def of(cls, spec: _DecoderSpec) -> _RowDecoder:
-        if spec.contract.format in AVRO_FORMATS:
+        if avro_records(spec.contract.format):
             return cls(spec, _read_dts)
         assert spec.registry is not None
         reader = _ConfluentReader(spec.registry, spec.has_key)
@@ -419,6 +434,7 @@ class _RowDecoder:
         for name, values in (("before", event.before), ("after", event.after)):
             if values is None:
                 continue
+            row.absent += [f"{name}.{col}" for col in self.columns if col not in values]
             problems += [
                 f"$.{name}.{col}: is null but the column is required"
                 for col in self.required
@@ -486,13 +502,16 @@ def _read_dts(value: bytes, _key: bytes | None) -> _Envelope:
     if len(messages) != 1:
         raise InputError(f"a message must hold one DTS record, found {len(messages)}", "$")
     record = messages[0].value
-    seconds = record.get("sourceTimestamp")
+    try:
+        facts = dts_avro.envelope_facts(record)
+    except ContractsError:
+        facts = None  # normalize reports it
     return _Envelope(
         message=Message(value=record, where=""),
-        table=dts_avro.table_of(record),
-        ts_ms=dts_avro._ts_ms(record),
-        source_ts_ms=int(seconds) * 1000 if isinstance(seconds, int) else None,
-        position=dts_avro._position(record),
+        table=facts.table if facts else None,
+        ts_ms=facts.ts_ms if facts else None,
+        source_ts_ms=facts.source_ts_ms if facts else None,
+        position=facts.position if facts else None,
     )
 
 
@@ -784,11 +803,12 @@ def _misfit(value: Any, target: DataType, path: str) -> ContractsError:
 
 
 def _feed_arrays(rows: list[_Row], arrow_schema: Any, decoder: _RowDecoder) -> list[Any]:
-    """The canonical columns and ``_control``/``_error`` of a batch, as Arrow arrays."""
+    """The canonical columns and ``_control``/``_error``/``_absent`` of a batch, as Arrow
+    arrays."""
     import pyarrow as pa
 
-    names = [*CANONICAL, "control", "error"]
-    types = [arrow_schema.field(n).type for n in (*CANONICAL, CONTROL_COL, ERROR_COL)]
+    names = [*CANONICAL, "control", "error", "absent"]
+    types = [arrow_schema.field(n).type for n in (*CANONICAL, *LAST_COLUMNS)]
     try:
         return [
             pa.array([getattr(r, n) for r in rows], type=t)
@@ -822,7 +842,7 @@ def dts_values(data: bytes, name: str = "input") -> list[tuple[bytes, str]]:
 
     messages = list(dts_avro.split_records(data, name))
     if data.startswith(b"Obj\x01"):
-        schema = dts_avro._parsed_record()
+        schema = dts_avro.parsed_record_schema()
         out = []
         for m in messages:
             buffer = io.BytesIO()

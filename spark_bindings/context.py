@@ -11,12 +11,11 @@ from pyspark.sql import functions as F
 from pyspark.sql.types import DataType, StringType, StructField, StructType
 
 from contracts.contract import Contract
+from contracts.formats.spec import DEFAULT_TEXT, TextConventions
 from contracts.schema import ConnectSchema, struct
 from spark_bindings.expressions import (
-    DEFAULT_TEXT,
     Decoded,
     Problem,
-    TextDialect,
     as_is,
     decode_json_value,
     decode_text_value,
@@ -136,7 +135,7 @@ class Context:
         return decode_json_value(wire, self.key_schema.as_optional(), self.key_type, path)
 
     def text_value(
-        self, name: str, text: Column, path: str, dialect: TextDialect = DEFAULT_TEXT
+        self, name: str, text: Column, path: str, dialect: TextConventions = DEFAULT_TEXT
     ) -> Decoded:
         """One column's text value decoded to its Spark type."""
         target = self.row_type[name].dataType

@@ -12,24 +12,23 @@ from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
 from contracts.contract import Contract
-from contracts.errors import UnknownFormatError
 from contracts.formats._typing import TEXT_WHITESPACE
+from spark_bindings.build import decoder_for
 from spark_bindings.context import Context
 from spark_bindings.expressions import Problem, problem_text, stripped
-from spark_bindings.feed import CANONICAL, CONTROL_COL, ERROR_COL, PARSED_COL, Feed, finish
+from spark_bindings.feed import CANONICAL, LAST_COLUMNS, PARSED_COL, Feed, finish
 from spark_bindings.frame import Frame, StepCache, replay
-from spark_bindings.json_formats import JSON_DECODERS, JsonDecoder
+from spark_bindings.parse import Decoder
 from spark_bindings.schema import as_contract, quoted
 from spark_bindings.session import HOTSPOT_HUGE_METHOD, HUGE_METHOD_CONF, interpreted_methods_risk
 
 #: Working columns: the message did not parse; the message was present (not a tombstone).
 UNPARSED_COL = "__cdc_unparsed"
 PRESENT_COL = "__cdc_present"
-#: Working column: the message's bytes are not UTF-8 (Spark would read them with U+FFFD).
+#: Working column: why the message is not Unicode text (not UTF-8, a lone surrogate escape).
 NOT_TEXT_COL = "__cdc_not_text"
 #: Working column: why the message did not parse, with JSON paths (null when it parsed).
 REPORT_COL = "__cdc_parse_report"
-NOT_UTF8: Final = "is not UTF-8 text (an invalid byte sequence)"
 #: Working columns: the message goes on after its JSON object; its parse failed.
 TRAILING_COL = "__cdc_trailing"
 PARSE_FAILED_COL = "__cdc_parse_failed"
@@ -75,20 +74,16 @@ def decode_changes(
     name = ctx.contract.format
     if wants_avro(ctx.contract, options):
         return decode_avro(df, ctx, value_col, key_col, drop_control_records, **options)
-    if name in JSON_DECODERS:
-        key = _steps_key(df, ctx, value_col, key_col, drop_control_records)
-        steps = _STEPS.get(key)
-        if steps is None:
-            _warn_about_method_limit(df)
-            decoder = JSON_DECODERS[name]
-            ctx = Context(ctx.contract, strip_staged_texts=decoder.texts_from_parse)
-            built = decode_json_frame(
-                Frame(df), ctx, decoder, value_col, key_col, drop_control_records
-            )
-            _STEPS.put(key, built.steps)
-            return built.df
-        return replay(steps, df)
-    raise UnknownFormatError(f"the Spark bindings cannot decode format {name!r} yet")
+    key = _steps_key(df, ctx, value_col, key_col, drop_control_records)
+    steps = _STEPS.get(key)
+    if steps is None:
+        _warn_about_method_limit(df)
+        decoder = decoder_for(name)
+        ctx = Context(ctx.contract, strip_staged_texts=decoder.texts_from_parse)
+        built = decode_json_frame(Frame(df), ctx, decoder, value_col, key_col, drop_control_records)
+        _STEPS.put(key, built.steps)
+        return built.df
+    return replay(steps, df)
 
 
 #: The keyword options of ``decode_changes`` beyond its named parameters (Avro topics).
@@ -119,7 +114,7 @@ def _check_options(options: dict[str, Any]) -> None:
 def _check_column_names(df: DataFrame, value_col: str, key_col: str) -> None:
     """An input column passed through under the name of a feed column would make two columns
     of one name (and Spark refuse every later reference to it)."""
-    ours = {*CANONICAL, CONTROL_COL, ERROR_COL}
+    ours = {*CANONICAL, *LAST_COLUMNS}
     clash = [c for c in passthrough_columns(df, value_col, key_col) if c in ours]
     if clash:
         names = ", ".join(repr(c) for c in clash)
@@ -179,7 +174,7 @@ def _application(df: DataFrame) -> str | None:
 def decode_json_frame(
     df: Frame,
     ctx: Context,
-    decoder: JsonDecoder,
+    decoder: Decoder,
     value_col: str,
     key_col: str,
     drop_control_records: bool,
@@ -204,7 +199,7 @@ def decode_json_frame(
         *[v.alias(k) for k, v in decoder.parse_columns(parse_expr).items()],
         *[v.alias(k) for k, v in early.items()],
         *([report.alias(REPORT_COL)] if report is not None else []),
-        F.coalesce(~decoder.utf8(text, ctx), F.lit(False)).alias(NOT_TEXT_COL),
+        decoder.unreadable(text, ctx).alias(NOT_TEXT_COL),
         _trailing(decoder, text).alias(TRAILING_COL),
     )
     parsed = decoder.explode(parsed, F.col(PARSED_COL), ctx)
@@ -216,7 +211,7 @@ def decode_json_frame(
         assert list(early) == list(ctx.texts), "texts staged in a different order"
     elif ctx.texts:
         parsed = parsed.select("*", *[v.alias(k) for k, v in ctx.texts.items()])
-    not_text, trailing = F.col(NOT_TEXT_COL), F.col(TRAILING_COL)
+    not_text, trailing = F.col(NOT_TEXT_COL).isNotNull(), F.col(TRAILING_COL)
     parse_failed = F.coalesce(parse.condition, F.lit(False))
     parsed = parsed.select(
         "*",
@@ -229,7 +224,7 @@ def decode_json_frame(
         said = F.coalesce(F.col(REPORT_COL), said)
     # bytes first, then what the parse found; text after a document that parsed last
     said = (
-        F.when(not_text, F.lit(f"$: {NOT_UTF8}"))
+        F.when(not_text, F.concat(F.lit("$: "), F.col(NOT_TEXT_COL)))
         .when(~F.col(PARSE_FAILED_COL) & trailing, F.lit(f"$: {TRAILING}"))
         .otherwise(said)
     )
@@ -245,8 +240,10 @@ def decode_json_frame(
         source_ts_ms=feed.source_ts_ms,
         position=F.when(present, feed.position),
         control=F.when(tombstone, F.lit("tombstone")).otherwise(feed.control),
-        problems=(*_after_parse(parse, feed.problems, tombstone), *_key_utf8(decoder, key_text)),
+        problems=(*_after_parse(parse, feed.problems, tombstone), *_key_text(decoder, key_text)),
         element=feed.element,
+        element_arrays=feed.element_arrays,
+        absent=feed.absent,
     )
     return finish(
         parsed,
@@ -258,7 +255,7 @@ def decode_json_frame(
     )
 
 
-def _present(decoder: JsonDecoder, value: Column) -> Column:
+def _present(decoder: Decoder, value: Column) -> Column:
     """Whether a message is there: a null value is a tombstone, and so are an empty one and
     JSON ``null`` for a JSON format (as Kafka's JsonConverter and the Python decoder read
     them)."""
@@ -270,7 +267,7 @@ def _present(decoder: JsonDecoder, value: Column) -> Column:
     return value.isNotNull() & ~F.coalesce(blank, F.lit(False))
 
 
-def _trailing(decoder: JsonDecoder, text: Column) -> Column:
+def _trailing(decoder: Decoder, text: Column) -> Column:
     """Whether a message meant to be one JSON object goes on after it (Spark's parser stops at
     the first value and would silently ignore the rest). Only a text that does not end with
     ``}`` is caught: ``{..}{..}`` is not (see docs/spark.md, Known differences)."""
@@ -284,7 +281,7 @@ def _trailing(decoder: JsonDecoder, text: Column) -> Column:
 
 
 def _texts_over_parse(
-    decoder: JsonDecoder, parse_expr: Column, key_text: Column | None, ctx: Context
+    decoder: Decoder, parse_expr: Column, key_text: Column | None, ctx: Context
 ) -> dict[str, Column]:
     """The wire texts of a format that takes them from the parse (``texts_from_parse``),
     written over the parse itself.
@@ -301,12 +298,12 @@ def _texts_over_parse(
     return probe.texts
 
 
-def _key_utf8(decoder: JsonDecoder, key_text: Column | None) -> tuple[Problem, ...]:
-    """A Kafka key whose bytes are not UTF-8 (its JSON would be read with U+FFFD)."""
+def _key_text(decoder: Decoder, key_text: Column | None) -> tuple[Problem, ...]:
+    """A Kafka key that is not Unicode text (its JSON would be read with U+FFFD or ``?``)."""
     if key_text is None:
         return ()
-    not_utf8 = F.coalesce(~decoder.key_utf8(key_text), F.lit(False))
-    return (Problem("$key", NOT_UTF8, not_utf8),)
+    why = decoder.key_unreadable(key_text)
+    return (Problem("$key", why, why.isNotNull()),)
 
 
 def _after_parse(

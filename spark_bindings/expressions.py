@@ -33,11 +33,12 @@ from pyspark.sql.types import (
 )
 
 from contracts.formats._typing import TEXT_WHITESPACE
+from contracts.formats.spec import DEFAULT_TEXT, TextConventions
 from contracts.logical import (
     DECIMAL_NAME,
     EXACT_JSON_NUMBER_DIGITS,
-    LOGICAL_TYPES,
     MAX_SPARK_DECIMAL_PRECISION,
+    LogicalKey,
     decimal_precision,
     decimal_scale,
     lookup,
@@ -283,23 +284,22 @@ def zoned_text_timestamp(text: Column) -> Column:
     return in_timestamp_range(value)
 
 
-_TIME_TEXT: Final = r"^(\d{1,2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?$"
+_TIME_TEXT: Final = r"^([0-9]{1,2}):([0-9]{2})(?::([0-9]{2})(?:\.([0-9]{1,9}))?)?$"
 
 
 def text_time_of_day(text: Column) -> Column:
-    """``HH:MM[:SS[.f]]`` text → ``HH:MM:SS.ffffff`` (fractions beyond micros truncated)."""
-    trimmed = F.trim(text)
-    matches = trimmed.rlike(_TIME_TEXT)
+    """``H[H]:MM[:SS[.f{1,9}]]`` text (stripped) → ``HH:MM:SS.ffffff`` (fractions beyond
+    micros cut), null unless a real time of day (as the core's text decoder)."""
+    matches = text.rlike(_TIME_TEXT)
 
     def group(i: int) -> Column:
-        return F.regexp_extract(trimmed, _TIME_TEXT, i)
+        return F.regexp_extract(text, _TIME_TEXT, i)
 
+    minute = group(2).try_cast("long")
     second = F.coalesce(F.nullif(group(3), F.lit("")).try_cast("long"), F.lit(0))
     fraction = F.substring(F.rpad(group(4), 6, "0"), 1, 6).try_cast("long")
-    micros = (
-        (group(1).try_cast("long") * 60 + group(2).try_cast("long")) * 60 + second
-    ) * 1_000_000 + fraction
-    return F.when(matches, time_of_day_text(micros))
+    micros = ((group(1).try_cast("long") * 60 + minute) * 60 + second) * 1_000_000 + fraction
+    return F.when(matches & (minute < 60) & (second < 60), time_of_day_text(micros))
 
 
 # --- the logical-type table (JSON wire) --------------------------------------------------------
@@ -469,28 +469,26 @@ _EPOCH_RANGE: Final[Mapping[str, tuple[int, int] | None]] = {
     "nanos": None,
 }
 
-#: Schema name → how its JSON wire value becomes the decoded Spark value.
-JSON_RULES: Final[Mapping[str, JsonRule]] = {
-    "org.apache.kafka.connect.data.Decimal": _decimal_rule,
-    "org.apache.kafka.connect.data.Date": _date_rule,
-    "io.debezium.time.Date": _date_rule,
-    "org.apache.kafka.connect.data.Time": _time_rule(_MICROS["millis"]),
-    "io.debezium.time.Time": _time_rule(_MICROS["millis"]),
-    "io.debezium.time.MicroTime": _time_rule(_MICROS["micros"]),
-    "io.debezium.time.NanoTime": _time_rule(_MICROS["nanos"]),
-    "org.apache.kafka.connect.data.Timestamp": _by_unit("millis"),
-    "io.debezium.time.Timestamp": _by_unit("millis"),
-    "io.debezium.time.MicroTimestamp": _by_unit("micros"),
-    "io.debezium.time.NanoTimestamp": _by_unit("nanos"),
-    "io.debezium.time.ZonedTimestamp": lambda w, _s, _t: zoned_text_timestamp(w),
-    "io.debezium.data.VariableScaleDecimal": lambda w, _s, _t: variable_scale_decimal(w),
-    "com.xxx.cdc.data.Decimal": _decimal_text_rule,
-    "com.xxx.cdc.data.timestamp": lambda w, _s, _t: zoned_text_timestamp(w),
-    "io.debezium.time.Year": _cast_rule,
-    "io.debezium.time.MicroDuration": _cast_rule,
+#: A logical type's (kind, unit) (``contracts.logical.LOGICAL_TYPES``) → how its JSON wire
+#: value becomes the decoded Spark value. A type without a rule is marked ``as_base`` there.
+JSON_RULES: Final[Mapping[LogicalKey, JsonRule]] = {
+    ("decimal", "unscaled"): _decimal_rule,
+    ("date", "days"): _date_rule,
+    ("time", "millis"): _time_rule(_MICROS["millis"]),
+    ("time", "micros"): _time_rule(_MICROS["micros"]),
+    ("time", "nanos"): _time_rule(_MICROS["nanos"]),
+    ("timestamp", "millis"): _by_unit("millis"),
+    ("timestamp", "micros"): _by_unit("micros"),
+    ("timestamp", "nanos"): _by_unit("nanos"),
+    ("zoned-timestamp", "iso"): lambda w, _s, _t: zoned_text_timestamp(w),
+    ("variable-decimal", "unscaled"): lambda w, _s, _t: variable_scale_decimal(w),
+    ("decimal", "text"): _decimal_text_rule,
+    ("timestamp", "text"): lambda w, _s, _t: zoned_text_timestamp(w),
+    ("year", None): _cast_rule,
+    ("interval", "micros"): _cast_rule,
 }
 
-#: What a failure of each logical kind is called in ``_error``.
+#: What a failure of each logical kind (or base type) is called in ``_error``.
 _FAILURE: Final[Mapping[str, str]] = {
     "decimal": "is not a valid decimal for its precision and scale",
     "variable-decimal": "is not a valid VariableScaleDecimal",
@@ -507,6 +505,7 @@ _FAILURE: Final[Mapping[str, str]] = {
     "double": "is not a number",
     "bytes": "is not encodable as bytes",
     "year": "is not a year",
+    "interval": "is not a duration",
 }
 
 
@@ -522,9 +521,9 @@ def decode_json_value(
     if variant_wire(schema):
         return variant_decimal(wire, schema, target, path, stage_text)
     logical = lookup(schema)
-    if logical is not None and logical.name in JSON_RULES:
-        value = JSON_RULES[logical.name](wire, schema, target)
-        message = _FAILURE.get(logical.kind, f"is not a valid {logical.name}")
+    if logical is not None and logical.key in JSON_RULES:
+        value = JSON_RULES[logical.key](wire, schema, target)
+        message = _FAILURE.get(logical.kind, f"is not a valid {logical.kind}")
         return Decoded(value, (failed(wire, value, path, message),))
     if schema.type == "bytes":
         value = padded_base64(wire)
@@ -557,7 +556,6 @@ _TIMESTAMP_TEXT: Final = (
 #: A text that matched _TIMESTAMP_TEXT and has no offset: only digits and the point after the
 #: seconds (one anchored pass, where searching for the offset scans every position).
 _ZONELESS_AFTER_SECONDS: Final = r"^.{19}[.0-9]*$"
-_ZERO_DATE: Final = "0000-00-00"
 
 
 def decimal_text_pattern(scale: int) -> str:
@@ -565,28 +563,6 @@ def decimal_text_pattern(scale: int) -> str:
     if scale <= 0:
         return r"^[+-]?[0-9]+\.?$"
     return rf"^[+-]?([0-9]+(\.[0-9]{{0,{scale}}})?|\.[0-9]{{1,{scale}}})$"
-
-
-@dataclass(frozen=True)
-class TextDialect:
-    """How one family of formats writes values as text."""
-
-    true_texts: tuple[str, ...] = ("true", "TRUE")
-    false_texts: tuple[str, ...] = ("false", "FALSE")
-    lower_booleans: bool = False
-    bytes_charset: str = "UTF-8"
-    zero_dates_are_null: bool = False
-    time_zone: str = "UTC"
-
-
-DEFAULT_TEXT: Final = TextDialect()
-CANAL_TEXT: Final = TextDialect(
-    true_texts=("1", "true"),
-    false_texts=("0", "false"),
-    lower_booleans=True,
-    bytes_charset="ISO-8859-1",
-    zero_dates_are_null=True,
-)
 
 
 def stripped(wire: Column) -> Column:
@@ -614,8 +590,8 @@ def narrowed_float(number: Column) -> Column:
     return F.when(~overflow, narrowed)
 
 
-def _text_bool(text: Column, d: TextDialect) -> Column:
-    if d.lower_booleans:
+def _text_bool(text: Column, d: TextConventions) -> Column:
+    if d.fold_booleans:
         text = F.lower(text)
     return F.when(text.isin(*d.true_texts), F.lit(True)).when(
         text.isin(*d.false_texts), F.lit(False)
@@ -638,7 +614,7 @@ def _text_date(text: Column) -> Column:
     return F.when(text.rlike(_DATE_TEXT), text.try_cast("date"))
 
 
-def _text_timestamp(text: Column, time_zone: str) -> Column:
+def text_timestamp(text: Column, time_zone: str) -> Column:
     """``yyyy-MM-dd[ T]HH:mm:ss[.f{1,9}][zone]``; without a zone, wall-clock time in
     ``time_zone``."""
     as_utc = F.concat(text, F.lit("Z")).try_cast("timestamp")
@@ -649,18 +625,14 @@ def _text_timestamp(text: Column, time_zone: str) -> Column:
     return F.when(text.rlike(_TIMESTAMP_TEXT), value)
 
 
-def _zero_or(rule: Callable[[Column], Column], d: TextDialect) -> Callable[[Column], Column]:
-    if not d.zero_dates_are_null:
+def _zero_or(rule: Callable[[Column], Column], d: TextConventions) -> Callable[[Column], Column]:
+    zero = d.zero_date
+    if zero is None:
         return rule
-    return lambda text: F.when(~_zero_date(text), rule(text))
+    return lambda text: F.when(~F.startswith(text, F.lit(zero)), rule(text))
 
 
-def _zero_date(text: Column) -> Column:
-    """MySQL's zero date (``0000-00-00``, with or without a time), in a stripped text."""
-    return F.startswith(text, F.lit(_ZERO_DATE))
-
-
-def text_rule(schema: ConnectSchema, target: DataType, d: TextDialect) -> TextRule | None:
+def text_rule(schema: ConnectSchema, target: DataType, d: TextConventions) -> TextRule | None:
     """How a text value of ``schema`` becomes its Spark value (None: the text as-is)."""
     logical = lookup(schema)
     kind = logical.kind if logical is not None else None
@@ -669,19 +641,17 @@ def text_rule(schema: ConnectSchema, target: DataType, d: TextDialect) -> TextRu
     if kind == "date":
         return TextRule(_zero_or(_text_date, d))
     if kind == "zoned-timestamp":
-        return TextRule(_zero_or(lambda t: _text_timestamp(t, d.time_zone), d))
+        return TextRule(_zero_or(lambda t: text_timestamp(t, d.time_zone), d))
     if kind == "timestamp":
         # a wall-clock value (MySQL DATETIME): UTC whatever the dialect's time zone
-        return TextRule(_zero_or(lambda t: _text_timestamp(t, "UTC"), d))
+        return TextRule(_zero_or(lambda t: text_timestamp(t, "UTC"), d))
     if kind == "time":
-        return TextRule(text_time_of_day, strips=False)
+        return TextRule(text_time_of_day)
     if kind == "year":
         return TextRule(lambda t: _text_int(t, target))
-    if kind is not None and logical is not None and logical.name in _TEXT_AS_IS:
-        return None
     base: Mapping[str, TextRule | None] = {
         # the default dialect's booleans are exact texts; Canal's are stripped and lowered
-        "boolean": TextRule(lambda t: _text_bool(t, d), strips=d.lower_booleans),
+        "boolean": TextRule(lambda t: _text_bool(t, d), strips=d.fold_booleans),
         "int8": TextRule(lambda t: _text_int(t, target)),
         "int16": TextRule(lambda t: _text_int(t, target)),
         "int32": TextRule(lambda t: _text_int(t, target)),
@@ -694,11 +664,6 @@ def text_rule(schema: ConnectSchema, target: DataType, d: TextDialect) -> TextRu
     return base.get(schema.type)
 
 
-_TEXT_AS_IS: Final = frozenset(
-    {"io.debezium.data.Json", "io.debezium.data.Enum", "io.debezium.data.EnumSet"}
-)
-
-
 def as_is(text: Column) -> Column:
     """The text itself (where a text need not be staged)."""
     return text
@@ -709,7 +674,7 @@ def decode_text_value(
     schema: ConnectSchema,
     target: DataType,
     path: str,
-    dialect: TextDialect = DEFAULT_TEXT,
+    dialect: TextConventions = DEFAULT_TEXT,
     stage: Callable[[Column], Column] = as_is,
 ) -> Decoded:
     """Decode one text wire value (a string, already null where the producer said NULL).
@@ -724,7 +689,8 @@ def decode_text_value(
     logical = lookup(schema)
     kind = logical.kind if logical is not None else schema.type
     message = _FAILURE.get(kind, f"is not a valid {kind}")
-    zero_ok = dialect.zero_dates_are_null and kind in ("date", "timestamp", "zoned-timestamp")
+    zero = dialect.zero_date
+    zero_ok = zero is not None and kind in ("date", "timestamp", "zoned-timestamp")
 
     # Whether there is a text: asked of a staged column (stripping keeps nullness), not of an
     # expression a check would compute again.
@@ -732,7 +698,7 @@ def decode_text_value(
 
     def bad(null: Column) -> Column:
         cond = present & null
-        return cond & ~_zero_date(text) if zero_ok else cond
+        return cond & ~F.startswith(text, F.lit(zero)) if zero_ok else cond
 
     return Decoded(value, (Problem(path, message, bad(value.isNull()), bad),))
 
@@ -798,8 +764,3 @@ def _any_condition(problems: tuple[Problem, ...]) -> Column:
     if not problems:
         return F.lit(False)
     return F.coalesce(_any([p.holds() for p in problems]), F.lit(False))
-
-
-def known_rule_names() -> set[str]:
-    """Logical type names with a JSON rule (the others are their base type)."""
-    return {n for n in LOGICAL_TYPES if n in JSON_RULES}

@@ -4,16 +4,20 @@ Every format decoder produces a :class:`Feed` — one Column per canonical field
 problems found — and :func:`finish` turns it into the output DataFrame::
 
     op, table, key, before, after, ts_ms, source_ts_ms, position,
-    <every other input column, unchanged>, _control, _error
+    <every other input column, unchanged>, _control, _error, _absent
 
 A row whose ``_error`` is set has ``op``, ``key``, ``before`` and ``after`` null (its transport
 columns, table, timestamps and position stay, to find the message). A control record (tombstone,
 heartbeat, DDL, transaction marker, logical-decoding message) has ``op`` null and ``_control``
-naming its kind; ``drop_control_records=True`` filters those out.
+naming its kind; ``drop_control_records=True`` filters those out. ``_absent`` lists the columns a
+message left out of an image (``before.<column>``, ``after.<column>``): null in the image, yet
+not a null the producer sent (Canal's MINIMAL row images, SharePlex's changed columns, Arcion's
+exists flags); empty when every column is there.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Final
@@ -31,6 +35,10 @@ from spark_bindings.schema import quoted
 CANONICAL: Final = ("op", "table", "key", "before", "after", "ts_ms", "source_ts_ms", "position")
 CONTROL_COL: Final = "_control"
 ERROR_COL: Final = "_error"
+ABSENT_COL: Final = "_absent"
+#: The feed's columns after the passed-through input columns.
+LAST_COLUMNS: Final = (CONTROL_COL, ERROR_COL, ABSENT_COL)
+ABSENT_TYPE: Final = ArrayType(StringType())
 #: Working column names (never kept in the output).
 PARSED_COL: Final = "__cdc_parsed"
 ELEMENT_COL: Final = "__cdc_element"
@@ -59,9 +67,13 @@ class Feed:
     position: Column
     control: Column = field(default_factory=lambda: F.lit(None).cast("string"))
     problems: tuple[Problem, ...] = ()
-    #: The row change's index in the message's ``data``/``old`` arrays (Canal): error paths
-    #: ``$.data.col`` then read ``$.data[i].col``, as the Python decoder's.
+    #: The row change's index in the message's row arrays (Canal's ``data``/``old``): error
+    #: paths ``$.data.col`` then read ``$.data[i].col``, as the Python decoder's.
     element: Column | None = None
+    #: The row arrays' names (see ``element``).
+    element_arrays: tuple[str, ...] = ()
+    #: The columns left out of an image (``before.<column>``/``after.<column>``).
+    absent: Column = field(default_factory=lambda: F.array().cast(ABSENT_TYPE))
 
 
 def table_struct(database: Column, schema: Column, name: Column) -> Column:
@@ -132,6 +144,7 @@ def finish(
         "__cdc_source_ts_ms": feed.source_ts_ms,
         "__cdc_position": feed.position,
         "__cdc_control": feed.control,
+        "__cdc_absent": feed.absent,
         ERROR_COL: error_text(list(feed.problems)),
     }
     if feed.element is not None:
@@ -154,19 +167,21 @@ def finish(
         c("__cdc_position").alias("position"),
         *[c(quoted(name)) for name in passthrough],
         F.when(ok, c("__cdc_control")).alias(CONTROL_COL),
-        _indexed(c(ERROR_COL), c(ELEMENT_COL)).alias(ERROR_COL)
+        _indexed(c(ERROR_COL), c(ELEMENT_COL), feed.element_arrays).alias(ERROR_COL)
         if feed.element is not None
         else c(ERROR_COL),
+        F.when(change, c("__cdc_absent")).otherwise(F.array().cast(ABSENT_TYPE)).alias(ABSENT_COL),
     )
     if drop_control_records:
         out = out.where(F.col(CONTROL_COL).isNull())
     return out
 
 
-def _indexed(error: Column, index: Column) -> Column:
-    """``$.data.<col>``/``$.old.<col>`` in an error text with the element's index."""
+def _indexed(error: Column, index: Column, arrays: Sequence[str]) -> Column:
+    """``$.<array>.<col>`` (``$.data.id``) in an error text with the element's index."""
     at = F.concat(F.lit("\\$.$1["), index.cast("string"), F.lit("]."))
-    indexed = F.regexp_replace(error, r"\$\.(data|old)\.", at)
+    names = "|".join(re.escape(a) for a in arrays)
+    indexed = F.regexp_replace(error, rf"\$\.({names})\.", at)
     return F.when(error.isNotNull() & index.isNotNull(), indexed).otherwise(error)
 
 

@@ -51,11 +51,12 @@ from pyspark.sql.types import (
 
 from contracts.errors import ContractsError, InputError, UnknownFormatError
 from spark_bindings.avro import HEADER_SIZE, MAGIC
+from spark_bindings.build import SpecDecoder, decoder_for
 from spark_bindings.context import Context
 from spark_bindings.expressions import Problem
 from spark_bindings.feed import Feed
 from spark_bindings.frame import Frame
-from spark_bindings.json_formats import BAD_JSON_COL, ConnectEnvelope, JsonDecoder, envelope_column
+from spark_bindings.parse import BAD_JSON_COL, Decoder, envelope_column
 from spark_bindings.schema import quoted
 
 if TYPE_CHECKING:
@@ -306,7 +307,7 @@ def _key_col(schema_id: int) -> str:
     return f"__cdc_avro_k{schema_id}"
 
 
-class AvroFramed(JsonDecoder):
+class AvroFramed(Decoder):
     """A Connect-envelope decoder reading Confluent-framed Avro through ``from_avro``.
 
     It plugs into the JSON decode (:func:`spark_bindings.decode.decode_json_frame`):
@@ -319,7 +320,7 @@ class AvroFramed(JsonDecoder):
 
     def __init__(
         self,
-        inner: ConnectEnvelope,
+        inner: SpecDecoder,
         plan: Plan,
         df: DataFrame,
         ctx: Context,
@@ -456,17 +457,17 @@ class AvroFramed(JsonDecoder):
     def parse_report(self, parsed: Column, ctx: Context) -> Column | None:
         return None  # the frame and writer errors say what they are
 
-    def utf8(self, text: Column, ctx: Context) -> Column:
-        return F.lit(True)  # binary Avro
+    def unreadable(self, text: Column, ctx: Context) -> Column:
+        return F.lit(None).cast("string")  # binary Avro
 
-    def key_utf8(self, key_text: Column) -> Column:
-        return F.lit(True)  # binary Avro
+    def key_unreadable(self, key_text: Column) -> Column:
+        return F.lit(None).cast("string")  # binary Avro
 
     def feed(self, j: Column, key_text: Column | None, ctx: Context) -> Feed:
         feed = self.inner.feed(j, None, ctx)
         if not self.uses_key:
             return feed
-        key = ctx.json_key(F.col(_KEY), "$key").value
+        key = ctx.key_from_image(ctx.json_key(F.col(_KEY), "$key").value)
         problem = Problem("$key", F.col(_KEY_ERROR), F.col(_KEY_ERROR).isNotNull())
         return replace(feed, key=F.coalesce(key, feed.key), problems=(*feed.problems, problem))
 
@@ -580,12 +581,10 @@ def decode_from_avro(
     return frame.df
 
 
-def connect_decoder(ctx: Context) -> ConnectEnvelope:
-    """The JSON decoder of a Connect-envelope format (the ones with an Avro encoding)."""
-    from spark_bindings.json_formats import JSON_DECODERS
-
-    decoder = JSON_DECODERS.get(ctx.contract.format)
-    if not isinstance(decoder, ConnectEnvelope):
+def connect_decoder(ctx: Context) -> SpecDecoder:
+    """The decoder of a Connect-envelope format (the ones with an Avro encoding)."""
+    decoder = decoder_for(ctx.contract.format)
+    if decoder.spec.connect is None:
         raise UnknownFormatError(
             f"format {ctx.contract.format!r} cannot be read with from_avro (only Connect-envelope "
             "formats; dts-avro is read by the fastavro decoder)"

@@ -303,9 +303,9 @@ def read_avro_messages(spark: SparkSession, paths: Sequence[str], fmt: str) -> D
     one message value, as DTS writes them to Kafka.
     """
     from contracts.errors import UnknownFormatError
-    from spark_bindings.avro import AVRO_FORMATS, dts_values
+    from spark_bindings.avro import avro_records, dts_values
 
-    if fmt not in AVRO_FORMATS:
+    if not avro_records(fmt):
         raise UnknownFormatError(
             f"no Avro file reader for format {fmt!r}: Confluent-framed messages are read from "
             "Kafka-shaped Parquet (--input-format parquet: key/value columns), with a registry"

@@ -17,7 +17,7 @@ from contracts.contract import Contract, contract_from_schema
 from contracts.derive.model import Column, Table
 from contracts.errors import InputError
 from contracts.events import TableId
-from contracts.formats._typing import ZONED_TIMESTAMP_NAME
+from contracts.logical import ZONED_TIMESTAMP_NAME
 from contracts.schema import ConnectSchema, struct
 
 

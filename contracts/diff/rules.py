@@ -22,7 +22,14 @@ from typing import Any, Final, Literal
 
 from contracts.diff.compat import Check
 from contracts.diff.model import Finding, Severity
-from contracts.logical import LogicalType, decimal_precision, decimal_scale, lookup
+from contracts.logical import (
+    ENUM_NAME,
+    ENUM_SET_NAME,
+    LogicalType,
+    decimal_precision,
+    decimal_scale,
+    lookup,
+)
 from contracts.schema import ConnectSchema
 
 Scope = Literal["registry", "column", "struct", "side", "catalog"]
@@ -36,7 +43,7 @@ ALL_LEVELS: Final = tuple(dict.fromkeys(BACKWARD_LEVELS + FORWARD_LEVELS))
 TEMPORAL_KINDS: Final = frozenset(
     {"date", "time", "timestamp", "zoned-timestamp", "zoned-time", "year", "interval"}
 )
-ENUM_NAMES: Final = frozenset({"io.debezium.data.Enum", "io.debezium.data.EnumSet"})
+ENUM_NAMES: Final = frozenset({ENUM_NAME, ENUM_SET_NAME})
 
 
 @dataclass(frozen=True, slots=True)

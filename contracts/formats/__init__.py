@@ -1,14 +1,21 @@
 """The format registry: names as users say them, mapped to modules loaded on first use.
 
-How to add a format
--------------------
-1. Write ``contracts/formats/<module>.py`` with one subclass of
-   :class:`contracts.formats.base.Format` named in :data:`FORMATS` (set ``name``,
-   ``description``, ``embedded_schema`` and, for non-JSON input, ``input_kind``) and implement
-   ``detect``, ``infer``, ``derive``, ``validate`` and ``normalize``.
-2. Add one line to :data:`FORMATS` below: ``"<name>": ("<module>", "<ClassName>")``.
+How to add a format (docs/development.md walks through it end to end)
+----------------------------------------------------------------------
+1. Write ``contracts/formats/<module>.py``: the format's facts as a
+   :class:`~contracts.formats.spec.FormatSpec` (op codes, controls, images and how their values
+   are written, table, times, position, key) and one subclass of
+   :class:`contracts.formats.base.Format` carrying it as ``spec`` (set ``name``,
+   ``description``, ``embedded_schema`` and, for non-JSON input, ``input_kind``) that
+   implements ``detect``, ``infer``, ``derive``, ``validate`` and ``normalize`` reading those
+   tables.
+2. Add one line to :data:`FORMATS` below: ``"<name>": Entry("<module>", "<ClassName>")``. The
+   Spark decoder is built from the spec (``spark_bindings.build``); only a format needing an
+   expression the tables cannot say names its Spark module (``spark_bindings/formats/<x>.py``)
+   as ``spark="<x>"``.
 3. Put sample messages under ``tests/fixtures/<name>/`` with the expected contract and events,
-   and a ``tests/formats/test_<module>.py`` on the shared ``FormatSpec`` base.
+   a ``tests/formats/test_<module>.py`` on the shared ``FormatSpec`` base, and the format's
+   message strategies in ``tests/parity/`` (the Python and Spark paths must agree).
 
 Nothing else changes: the CLI, the API and the Spark bindings look formats up here.
 """
@@ -19,23 +26,34 @@ import difflib
 import importlib
 import itertools
 from collections.abc import Iterable
-from typing import Final
+from typing import Final, NamedTuple
 
 from contracts.errors import DetectionError, UnknownFormatError
 from contracts.formats.base import Format, Message
 
-#: name → (module under contracts.formats, class name). Order is the listing order.
-FORMATS: Final[dict[str, tuple[str, str]]] = {
-    "debezium-json": ("debezium_json", "DebeziumJson"),
-    "arcion-json": ("arcion_json", "ArcionJson"),
-    "cdl-json": ("cdl_json", "CdlJson"),
-    "cdl-debezium-json": ("cdl_debezium_json", "CdlDebeziumJson"),
-    "arcion-s3-json": ("arcion_s3_json", "ArcionS3Json"),
-    "arcion-s3-csv": ("arcion_s3_csv", "ArcionS3Csv"),
-    "shareplex-json": ("shareplex_json", "ShareplexJson"),
-    "canal-json": ("canal_json", "CanalJson"),
-    "dts-avro": ("dts_avro", "DtsAvro"),
-    "opencdc-json": ("opencdc_json", "OpencdcJson"),
+
+class Entry(NamedTuple):
+    """One registered format: its module under ``contracts.formats`` and class, and the module
+    under ``spark_bindings.formats`` holding what its Spark decoder cannot build from the
+    format's tables (None: none needed)."""
+
+    module: str
+    cls: str
+    spark: str | None = None
+
+
+#: name → where the format is defined. Order is the listing order.
+FORMATS: Final[dict[str, Entry]] = {
+    "debezium-json": Entry("debezium_json", "DebeziumJson"),
+    "arcion-json": Entry("arcion_json", "ArcionJson"),
+    "cdl-json": Entry("cdl_json", "CdlJson"),
+    "cdl-debezium-json": Entry("cdl_debezium_json", "CdlDebeziumJson"),
+    "arcion-s3-json": Entry("arcion_s3_json", "ArcionS3Json"),
+    "arcion-s3-csv": Entry("arcion_s3_csv", "ArcionS3Csv", spark="arcion_s3_csv"),
+    "shareplex-json": Entry("shareplex_json", "ShareplexJson"),
+    "canal-json": Entry("canal_json", "CanalJson"),
+    "dts-avro": Entry("dts_avro", "DtsAvro"),
+    "opencdc-json": Entry("opencdc_json", "OpencdcJson", spark="opencdc_json"),
 }
 
 _loaded: dict[str, Format] = {}
@@ -61,9 +79,9 @@ def get_format(name: str) -> Format:
     if found is not None:
         return found
     check_format_name(name)
-    module_name, class_name = FORMATS[name]
-    module = importlib.import_module(f"contracts.formats.{module_name}")
-    instance: Format = getattr(module, class_name)()
+    entry = FORMATS[name]
+    module = importlib.import_module(f"contracts.formats.{entry.module}")
+    instance: Format = getattr(module, entry.cls)()
     _loaded[name] = instance
     return instance
 

@@ -33,6 +33,7 @@ import orjson
 from contracts.contract import Contract, contract_from_schema
 from contracts.errors import ContractFileError, DecodeError, InputError, SchemaError
 from contracts.events import ChangeEvent, ControlRecord, Normalized, Op, TableId
+from contracts.formats._typing import key_from
 from contracts.formats.base import (
     Derived,
     EmbeddedSchema,
@@ -490,19 +491,17 @@ class ConnectEnvelopeFormat(Format):
         contract: Contract | None,
         image: dict[str, Any] | None,
     ) -> dict[str, Any] | None:
-        """The key: Kafka key, else the in-envelope key struct, else the contract's columns."""
+        """The key: the Kafka key, else the in-envelope key struct, else the row image's —
+        with a contract, the first of them holding every key column (see ``key_from``)."""
         key = self.message_key(message)
-        if key is not None:
-            return key
+        unique = None
         if self.unique_field and plan.unique_decoder is not None:
             unique = plan.unique_decoder(
                 payload.get(self.unique_field), f"$.payload.{self.unique_field}"
             )
-            if isinstance(unique, dict):
-                return unique
-        if contract is not None and contract.key and image is not None:
-            return {k: image.get(k) for k in contract.key}
-        return None
+        if contract is None:
+            return key if key is not None else unique if isinstance(unique, dict) else None
+        return key_from(contract.key, key, unique, image)
 
     # --- infer -------------------------------------------------------------------------------
 

@@ -29,27 +29,25 @@ from contracts.contract import Contract, contract_from_schema
 from contracts.errors import DecodeError, InputError
 from contracts.events import TableId
 from contracts.formats.base import InferOptions, Violation
+from contracts.formats.spec import DEFAULT_TEXT
 from contracts.logical import (
+    CONNECT_DATE_NAME,
+    DEBEZIUM_TIMESTAMP_NAME,
     DECIMAL_NAME,
+    JSON_NAME,
+    MICRO_TIMESTAMP_NAME,
+    NANO_TIMESTAMP_NAME,
     PRECISION_PARAM,
+    ZONED_TIMESTAMP_NAME,
+    LogicalKey,
     as_float32,
     decimal_precision,
     decimal_scale,
+    lookup,
 )
 from contracts.schema import ConnectSchema, json_kind, primitive, struct
 
 MAX_DECIMAL_PRECISION: Final = 38
-
-DATE_NAME: Final = "org.apache.kafka.connect.data.Date"
-TIMESTAMP_NAME: Final = "io.debezium.time.Timestamp"
-MICRO_TIMESTAMP_NAME: Final = "io.debezium.time.MicroTimestamp"
-NANO_TIMESTAMP_NAME: Final = "io.debezium.time.NanoTimestamp"
-ZONED_TIMESTAMP_NAME: Final = "io.debezium.time.ZonedTimestamp"
-MICRO_TIME_NAME: Final = "io.debezium.time.MicroTime"
-YEAR_NAME: Final = "io.debezium.time.Year"
-JSON_NAME: Final = "io.debezium.data.Json"
-ENUM_NAME: Final = "io.debezium.data.Enum"
-ENUM_SET_NAME: Final = "io.debezium.data.EnumSet"
 
 _INT32: Final = (-(2**31), 2**31 - 1)
 _INT64: Final = (-(2**63), 2**63 - 1)
@@ -62,7 +60,10 @@ _TIMESTAMP_RE: Final = re.compile(
     r"[0-9]{4}-[0-9]{2}-[0-9]{2}[ T][0-9]{2}:[0-9]{2}:[0-9]{2}"
     r"(?:\.([0-9]{1,9}))?(Z|[+-][0-9]{2}:?[0-9]{2})?"
 )
-_BOOLEANS: Final = {"true": True, "false": False, "TRUE": True, "FALSE": False}
+_BOOLEANS: Final = {
+    **dict.fromkeys(DEFAULT_TEXT.true_texts, True),
+    **dict.fromkeys(DEFAULT_TEXT.false_texts, False),
+}
 #: What a text value may carry around it (ASCII whitespace, stripped before decoding).
 TEXT_WHITESPACE: Final = " \t\n\r\f\v"
 # The grammars a text value must match to decode (the Spark bindings apply the same ones):
@@ -94,7 +95,7 @@ def logical(type_: str, name: str) -> ConnectSchema:
 def timestamp_schema(fraction_digits: int) -> ConnectSchema:
     """A zone-less timestamp whose unit covers ``fraction_digits`` (millis, micros or nanos)."""
     if fraction_digits <= 3:
-        return logical("int64", TIMESTAMP_NAME)
+        return logical("int64", DEBEZIUM_TIMESTAMP_NAME)
     if fraction_digits <= 6:
         return logical("int64", MICRO_TIMESTAMP_NAME)
     return logical("int64", NANO_TIMESTAMP_NAME)
@@ -237,7 +238,7 @@ _TEXT_RESOLUTION: Final[
     ),
     (_decimal_fits, lambda s: decimal_schema(s.int_digits + s.scale, s.scale)),
     (lambda s: s.maybe_double, lambda s: primitive("double")),
-    (lambda s: s.maybe_date, lambda s: logical("int32", DATE_NAME)),
+    (lambda s: s.maybe_date, lambda s: logical("int32", CONNECT_DATE_NAME)),
     (lambda s: s.maybe_timestamp and len(s.zoned) == 1, _timestamp_schema),
 )
 
@@ -406,9 +407,18 @@ def _text_zoned(text: str, schema: ConnectSchema) -> dt.datetime:
     return _text_timestamp(text, schema)
 
 
+_TIME_RE: Final = re.compile(r"([0-9]{1,2}):([0-9]{2})(?::([0-9]{2})(?:\.([0-9]{1,9}))?)?")
+
+
 def _text_time(text: str, _schema: ConnectSchema) -> dt.time:
+    """``H[H]:MM[:SS[.f{1,9}]]`` (fractions beyond microseconds cut), a real time of day."""
+    match = _TIME_RE.fullmatch(text.strip(TEXT_WHITESPACE))
     try:
-        return dt.time.fromisoformat(text.strip(TEXT_WHITESPACE))
+        if match is None:
+            raise ValueError(text)
+        hour, minute, second, fraction = match.groups()
+        micros = int((fraction or "")[:6].ljust(6, "0"))
+        return dt.time(int(hour), int(minute), int(second or 0), micros)
     except ValueError:
         raise _fail(text, "a time of day (HH:mm:ss[.f])") from None
 
@@ -418,13 +428,17 @@ def _text_string(text: str, _schema: ConnectSchema) -> str:
 
 
 def _text_bytes_utf8(text: str, _schema: ConnectSchema) -> bytes:
-    return text.encode("utf-8")
+    return text.encode(DEFAULT_TEXT.bytes_charset)
 
 
 TextDecoder = Callable[[str, ConnectSchema], Any]
 
-#: Text → Python value, keyed by logical name (when known) or Connect base type.
-TEXT_DECODERS: Final[Mapping[str, TextDecoder]] = {
+#: What a text decoder is keyed by: a logical type's (kind, unit), else a Connect base type.
+TextKey = LogicalKey | str
+
+#: Text → Python value, keyed by a logical type's (kind, unit) (when listed) or the Connect
+#: base type (a logical type without an entry — Json, Enum, Uuid... — reads as its base type).
+TEXT_DECODERS: Final[Mapping[TextKey, TextDecoder]] = {
     "boolean": _text_bool,
     "int8": _text_int((-(2**7), 2**7 - 1), "int8"),
     "int16": _text_int((-(2**15), 2**15 - 1), "int16"),
@@ -434,33 +448,31 @@ TEXT_DECODERS: Final[Mapping[str, TextDecoder]] = {
     "double": _text_float,
     "string": _text_string,
     "bytes": _text_bytes_utf8,
-    DECIMAL_NAME: _text_decimal,
-    DATE_NAME: _text_date,
-    "io.debezium.time.Date": _text_date,
-    TIMESTAMP_NAME: _text_timestamp,
-    MICRO_TIMESTAMP_NAME: _text_timestamp,
-    NANO_TIMESTAMP_NAME: _text_timestamp,
-    "org.apache.kafka.connect.data.Timestamp": _text_timestamp,
-    ZONED_TIMESTAMP_NAME: _text_zoned,
-    MICRO_TIME_NAME: _text_time,
-    "io.debezium.time.Time": _text_time,
-    "org.apache.kafka.connect.data.Time": _text_time,
-    YEAR_NAME: _text_int(_INT32, "year"),
-    JSON_NAME: _text_string,
-    ENUM_NAME: _text_string,
-    ENUM_SET_NAME: _text_string,
+    ("decimal", "unscaled"): _text_decimal,
+    ("date", "days"): _text_date,
+    ("timestamp", "millis"): _text_timestamp,
+    ("timestamp", "micros"): _text_timestamp,
+    ("timestamp", "nanos"): _text_timestamp,
+    ("timestamp", "text"): _text_timestamp,
+    ("zoned-timestamp", "iso"): _text_zoned,
+    ("time", "millis"): _text_time,
+    ("time", "micros"): _text_time,
+    ("time", "nanos"): _text_time,
+    ("year", None): _text_int(_INT32, "year"),
 }
 
 
-def decoder_key(schema: ConnectSchema, table: Mapping[str, TextDecoder]) -> str:
-    """The key of ``schema`` in a text-decoder table: its logical name if listed, else its type."""
-    if schema.name is not None and schema.name in table:
-        return schema.name
+def decoder_key(schema: ConnectSchema, table: Mapping[TextKey, TextDecoder]) -> TextKey:
+    """The key of ``schema`` in a text-decoder table: its logical (kind, unit) if listed, else
+    its type."""
+    entry = lookup(schema)
+    if entry is not None and entry.key in table:
+        return entry.key
     return schema.type
 
 
 def decode_text(
-    text: str, schema: ConnectSchema, table: Mapping[str, TextDecoder] = TEXT_DECODERS
+    text: str, schema: ConnectSchema, table: Mapping[TextKey, TextDecoder] = TEXT_DECODERS
 ) -> Any:
     """Decode one text value into the Python value of ``schema`` (raises DecodeError)."""
     fn = table.get(decoder_key(schema, table))
@@ -470,7 +482,7 @@ def decode_text(
 
 
 def decode_cell(
-    value: Any, schema: ConnectSchema, table: Mapping[str, TextDecoder] = TEXT_DECODERS
+    value: Any, schema: ConnectSchema, table: Mapping[TextKey, TextDecoder] = TEXT_DECODERS
 ) -> Any:
     """Decode a cell that is a string or a plain JSON value (numbers, booleans, objects)."""
     if value is None:
@@ -515,7 +527,7 @@ class RowCodec:
     def __init__(
         self,
         fields: Iterable[ConnectSchema],
-        table: Mapping[str, TextDecoder] = TEXT_DECODERS,
+        table: Mapping[TextKey, TextDecoder] = TEXT_DECODERS,
         lenient: bool = False,
     ) -> None:
         self.columns: dict[str, ConnectSchema] = {f.field or "": f for f in fields}
@@ -524,7 +536,9 @@ class RowCodec:
         self.lenient = lenient
 
     @classmethod
-    def of(cls, contract: Contract, table: Mapping[str, TextDecoder] = TEXT_DECODERS) -> RowCodec:
+    def of(
+        cls, contract: Contract, table: Mapping[TextKey, TextDecoder] = TEXT_DECODERS
+    ) -> RowCodec:
         """The codec of a contract's columns (cached per contract and decoder table)."""
         key = (id(contract), id(table))
         found = _CODECS.get(key)
@@ -593,13 +607,15 @@ class RowCodec:
         return found
 
 
-def key_from(names: Iterable[str], *images: Mapping[str, Any] | None) -> dict[str, Any] | None:
-    """The key columns' values from the first image holding them all (None: no key / unknown)."""
+def key_from(names: Iterable[str], *images: Any) -> dict[str, Any] | None:
+    """The key columns' values from the first image (or key object) holding a value for every
+    one of them (None: no key columns, or none holds them all). Every path (the Spark feed
+    too) reads a change's key this way."""
     wanted = list(names)
     if not wanted:
         return None
     for image in images:
-        if image is not None and all(k in image for k in wanted):
+        if isinstance(image, dict) and all(image.get(k) is not None for k in wanted):
             return {k: image[k] for k in wanted}
     return None
 

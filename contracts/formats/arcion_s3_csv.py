@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, ClassVar, Final
 
 from contracts.contract import Contract
@@ -30,16 +30,23 @@ from contracts.formats._typing import (
     build_contract,
     decode_located,
     key_from,
-    lenient_int,
     parse_json_text,
     path_of,
-    position_of,
 )
-from contracts.formats.arcion_s3_json import EXISTS_FLAGS, OP_TYPES
+from contracts.formats.arcion_s3_json import SPEC as JSON_SPEC
 from contracts.formats.base import Derived, Format, Inference, InferOptions, Message, Violation
+from contracts.formats.spec import FormatSpec, Table, read_position, read_time
 from contracts.schema import primitive, struct
 
-NULL_LITERAL: Final = "NULL"
+#: Arcion S3 JSON's facts, read from CSV cells (``spark_bindings/formats/arcion_s3_csv.py``
+#: reshapes a row into that document): ``NULL`` is SQL NULL, the table is the contract's.
+SPEC: Final = replace(
+    JSON_SPEC,
+    images=replace(JSON_SPEC.images, null_text="NULL"),
+    table=Table(fallback=True),
+)
+NULL_LITERAL: Final = SPEC.images.null_text
+EXISTS_FLAGS: Final = JSON_SPEC.images.exists.flags if JSON_SPEC.images.exists else {}
 METADATA_COLUMNS: Final = ("opType", "cursor", "operationcount")
 TRIPLET_SUFFIXES: Final = ("NEW_VAL", "OLD_VAL", "EXISTS_VAL")
 _IDENTIFIER: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_$#]*")
@@ -59,7 +66,12 @@ class CsvRow:
 def is_realtime_shape(cells: list[str]) -> bool:
     """3X+3 cells ending in an opType and a JSON cursor."""
     n = len(cells)
-    return n >= 6 and (n - 3) % 3 == 0 and cells[-3] in OP_TYPES and cells[-2].lstrip()[:1] == "{"
+    return (
+        n >= 6
+        and (n - 3) % 3 == 0
+        and cells[-3] in SPEC.ops.codes
+        and cells[-2].lstrip()[:1] == "{"
+    )
 
 
 def realtime_header_names(cells: list[str]) -> list[str] | None:
@@ -92,11 +104,9 @@ def parse_row(cells: list[str], names: list[str], where: str) -> CsvRow:
             f"row has {len(cells)} cells; expected {x} (snapshot) or {3 * x + 3} (realtime)",
             f"{where} $[{len(cells) - 1}]",
         )
-    op = OP_TYPES.get(cells[-3])
+    op, _ = SPEC.ops.read(cells[-3])
     if op is None:
-        raise InputError(
-            f"unknown opType {cells[-3]!r} (expected I, U or D)", f"{where} $[{3 * x}]"
-        )
+        raise InputError(SPEC.ops.unknown(cells[-3]), f"{where} $[{3 * x}]")
     cursor = parse_json_text(cells[-2], where, f"$[{3 * x + 1}]", "cursor")
     before: dict[str, str | None] = {}
     after: dict[str, str | None] = {}
@@ -112,7 +122,8 @@ def parse_row(cells: list[str], names: list[str], where: str) -> CsvRow:
             before[name] = _cell(old)
         if flag[1]:
             after[name] = _cell(new)
-    return CsvRow(op, None if op == "c" else before, None if op == "d" else after, cursor)
+    before_rule, after_rule = SPEC.images.rules(op)
+    return CsvRow(op, before if before_rule else None, after if after_rule else None, cursor)
 
 
 class ArcionS3Csv(Format):
@@ -124,6 +135,7 @@ class ArcionS3Csv(Format):
     )
     embedded_schema: ClassVar = "no"
     input_kind: ClassVar = "csv"
+    spec: ClassVar[FormatSpec] = SPEC
 
     def detect(self, message: Message) -> bool:
         cells = message.value
@@ -171,7 +183,7 @@ class ArcionS3Csv(Format):
         return Inference(contract=contract, messages=count)
 
     def derive(self, contract: Contract) -> Derived:
-        names = _names(contract)
+        names = column_names(contract)
         if "realtime" not in str(contract.option("mode", "snapshot")):
             cells = [primitive("string", optional=True, field=n) for n in names]
         else:
@@ -186,7 +198,7 @@ class ArcionS3Csv(Format):
     def validate(self, message: Message, contract: Contract) -> list[Violation]:
         where = message.where
         cells = _cells(message)
-        names = _names(contract)
+        names = column_names(contract)
         if _is_header(message, cells, contract):
             got = realtime_header_names(cells) or [c.strip() for c in cells]
             if got != names:
@@ -214,7 +226,7 @@ class ArcionS3Csv(Format):
         if _is_header(message, cells, contract):
             return [ControlRecord("other", "CSV header row")]
         if contract is not None:
-            names = _names(contract)
+            names = column_names(contract)
         else:
             x = (len(cells) - 3) // 3 if is_realtime_shape(cells) else len(cells)
             names = [f"col_{i + 1}" for i in range(x)]
@@ -232,9 +244,9 @@ class ArcionS3Csv(Format):
                 key=key_from(contract.key if contract else (), after, before),
                 before=before,
                 after=after,
-                ts_ms=lenient_int(row.cursor.get("extractionTimestamp")),
-                source_ts_ms=lenient_int(row.cursor.get("timestamp")),
-                position=position_of(row.cursor),
+                ts_ms=read_time(SPEC.ts_ms, {"cursor": row.cursor}, message.where),
+                source_ts_ms=read_time(SPEC.source_ts_ms, {"cursor": row.cursor}, message.where),
+                position=read_position(SPEC.position, {}, block=row.cursor),
             )
         ]
 
@@ -254,7 +266,7 @@ def _cells(message: Message) -> list[str]:
     return value
 
 
-def _names(contract: Contract) -> list[str]:
+def column_names(contract: Contract) -> list[str]:
     order = contract.option("column_order")
     if isinstance(order, list) and order:
         return [str(n) for n in order]
@@ -266,7 +278,7 @@ def _is_header(message: Message, cells: list[str], contract: Contract | None) ->
         return True
     if contract is None or not _first_line(message) or not contract.option("header", False):
         return False
-    return [c.strip() for c in cells] == _names(contract)
+    return [c.strip() for c in cells] == column_names(contract)
 
 
 def _with_headers(messages: Iterable[Message]) -> Iterator[tuple[Message, bool]]:

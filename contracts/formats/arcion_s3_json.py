@@ -30,10 +30,8 @@ from contracts.formats._typing import (
     build_contract,
     decode_located,
     key_from,
-    lenient_int,
     parse_json_text,
     path_of,
-    position_of,
 )
 from contracts.formats.base import (
     Derived,
@@ -43,6 +41,20 @@ from contracts.formats.base import (
     Message,
     Violation,
     require_dict,
+)
+from contracts.formats.spec import (
+    Exists,
+    FormatSpec,
+    Image,
+    ImageRule,
+    Images,
+    Ops,
+    Position,
+    Table,
+    Time,
+    read_position,
+    read_table,
+    read_time,
 )
 from contracts.schema import ConnectSchema, json_kind, primitive, struct
 
@@ -60,6 +72,41 @@ EXISTS_FLAGS: Final[Mapping[str, tuple[bool, bool]]] = {
 NULL_LITERAL: Final = "null"
 _ENVELOPE_KEYS: Final = frozenset({"tableName", "opType", "cursor"})
 
+#: Which image an op carries (an insert has no before image, a delete no after image).
+IMAGES_BY_OP: Final[Mapping[str, tuple[ImageRule | None, ImageRule | None]]] = {
+    "c": (None, Image(("after",))),
+    "u": (Image(("before",)), Image(("after",))),
+    "d": (Image(("before",)), None),
+    "r": (None, Image(("after",))),
+}
+
+#: Arcion S3's document: ``opType``, text images with ``exists`` flags and the ``null``
+#: literal, ``tableName``, and the ``cursor`` (a JSON object in a string) holding the times
+#: and the position.
+SPEC: Final = FormatSpec(
+    ops=Ops(("opType",), OP_TYPES),
+    images=Images(
+        before=("before",),
+        after=("after",),
+        values="text",
+        by_op=IMAGES_BY_OP,
+        null_text=NULL_LITERAL,
+        exists=Exists(("exists",), EXISTS_FLAGS),
+    ),
+    table=Table(
+        database=("tableName", "namespace", "catalog"),
+        schema=("tableName", "namespace", "schema"),
+        name=("tableName", "name"),
+        empty_is_null=True,
+        required=(("tableName", "name"),),
+    ),
+    ts_ms=(Time(("cursor", "extractionTimestamp"), text=True),),
+    source_ts_ms=(Time(("cursor", "timestamp"), text=True),),
+    position=Position(at=("cursor",), keys=None, keep_nulls=True),
+    json_texts=(("cursor",),),
+    fields=("operationcount",),
+)
+
 
 @dataclass(frozen=True, slots=True)
 class ArcionS3Change:
@@ -73,23 +120,15 @@ class ArcionS3Change:
     columns: tuple[str, ...]
 
 
-def parse_table_name(value: Any, where: str, path: str = "$.tableName") -> TableId:
+def parse_table_name(value: Any, where: str) -> TableId:
     """``tableName{namespace{catalog, schema}, name}`` → TableId (catalog is the database)."""
-    table = require_dict(value, where, path, "tableName")
-    namespace = _or_empty(table.get("namespace"))
-    namespace = require_dict(namespace, where, f"{path}.namespace", "namespace")
-    name = table.get("name")
-    if not isinstance(name, str) or not name:
-        raise InputError("tableName.name must be a non-empty string", f"{where} {path}.name")
-    return TableId(_opt_str(namespace.get("catalog")), _opt_str(namespace.get("schema")), name)
-
-
-def _opt_str(value: Any) -> str | None:
-    return value if isinstance(value, str) and value else None
+    table = read_table(SPEC.table, {"tableName": value}, where)
+    assert table is not None
+    return table
 
 
 def _text_or_null(value: Any, where: str, path: str) -> str | None:
-    if value is None or value == NULL_LITERAL:
+    if value is None or value == SPEC.images.null_text:
         return None
     if isinstance(value, str):
         return value
@@ -99,7 +138,8 @@ def _text_or_null(value: Any, where: str, path: str) -> str | None:
 
 
 def _exists_flag(value: Any, where: str, path: str) -> tuple[bool, bool]:
-    flag = EXISTS_FLAGS.get(str(value)) if isinstance(value, str | int) else None
+    flags = SPEC.images.exists.flags if SPEC.images.exists else {}
+    flag = flags.get(str(value)) if isinstance(value, str | int) else None
     if flag is None:
         raise InputError(f"exists flag must be 0, 1, 2 or 3, got {value!r}", f"{where} {path}")
     return flag
@@ -110,12 +150,9 @@ def parse_change(message: Message) -> ArcionS3Change:
     where = message.where
     doc = require_dict(message.value, where, "$", "an Arcion S3 JSON document")
     table = parse_table_name(doc.get("tableName"), where)
-    op_type = doc.get("opType")
-    op = OP_TYPES.get(op_type) if isinstance(op_type, str) else None
+    op, _ = SPEC.ops.read(doc.get("opType"))
     if op is None:
-        raise InputError(
-            f"unknown opType {doc.get('opType')!r} (expected I, U or D)", f"{where} $.opType"
-        )
+        raise InputError(SPEC.ops.unknown(doc.get("opType")), f"{where} $.opType")
     cursor = parse_json_text(doc.get("cursor"), where, "$.cursor", "cursor")
     before_raw = require_dict(_or_empty(doc.get("before")), where, "$.before", "before")
     after_raw = require_dict(_or_empty(doc.get("after")), where, "$.after", "after")
@@ -135,8 +172,8 @@ def parse_change(message: Message) -> ArcionS3Change:
         table=table,
         op=op,
         cursor=cursor,
-        before=None if op == "c" else before,
-        after=None if op == "d" else after,
+        before=before if SPEC.images.rules(op)[0] is not None else None,
+        after=after if SPEC.images.rules(op)[1] is not None else None,
         columns=columns,
     )
 
@@ -166,6 +203,7 @@ class ArcionS3Json(Format):
         "Arcion Replicant S3 JSON: tableName/opType/cursor, string images with an exists map"
     )
     embedded_schema: ClassVar = "no"
+    spec: ClassVar[FormatSpec] = SPEC
 
     def detect(self, message: Message) -> bool:
         value = message.value
@@ -259,9 +297,9 @@ class ArcionS3Json(Format):
                 key=key,
                 before=before,
                 after=after,
-                ts_ms=lenient_int(change.cursor.get("extractionTimestamp")),
-                source_ts_ms=lenient_int(change.cursor.get("timestamp")),
-                position=position_of(change.cursor),
+                ts_ms=read_time(SPEC.ts_ms, {"cursor": change.cursor}, message.where),
+                source_ts_ms=read_time(SPEC.source_ts_ms, {"cursor": change.cursor}, message.where),
+                position=read_position(SPEC.position, {}, block=change.cursor),
             )
         ]
 

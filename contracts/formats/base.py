@@ -22,6 +22,7 @@ import orjson
 from contracts.contract import Contract
 from contracts.errors import InputError, SchemaError
 from contracts.events import Normalized, TableId
+from contracts.formats.spec import FormatSpec
 from contracts.schema import ConnectSchema, parse_connect
 from contracts.values import ValueDecoder, compile_decoder
 
@@ -115,6 +116,9 @@ class Format(abc.ABC):
     description: ClassVar[str]
     embedded_schema: ClassVar[EmbeddedSchema]
     input_kind: ClassVar[InputKind] = "json"
+    #: The format's facts, which every path (Python, Spark) reads: see
+    #: :mod:`contracts.formats.spec`.
+    spec: ClassVar[FormatSpec]
 
     def assemble(
         self, messages: Iterable[Message], on_error: InputErrorSink | None = None

@@ -20,7 +20,6 @@ The two tables a Spark job needs to mirror are :data:`MYSQL_TYPES` (type mapping
 from __future__ import annotations
 
 import datetime as dt
-import re
 import zoneinfo
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
@@ -31,19 +30,13 @@ from contracts.contract import Contract
 from contracts.errors import DecodeError, InputError
 from contracts.events import ChangeEvent, ControlRecord, Normalized, Op, TableId
 from contracts.formats._typing import (
-    DATE_NAME,
-    ENUM_NAME,
-    ENUM_SET_NAME,
-    JSON_NAME,
-    MICRO_TIME_NAME,
     TEXT_DECODERS,
     TEXT_WHITESPACE,
-    YEAR_NAME,
-    ZONED_TIMESTAMP_NAME,
     RowCodec,
     RowTypes,
     TableSeen,
     TextDecoder,
+    TextKey,
     build_contract,
     decimal_schema,
     decode_located,
@@ -64,6 +57,35 @@ from contracts.formats.base import (
     Violation,
     require_dict,
 )
+from contracts.formats.spec import (
+    CANAL_TEXT,
+    Control,
+    Equals,
+    FirstOf,
+    FormatSpec,
+    ImageRule,
+    Images,
+    Ops,
+    Overlay,
+    Path,
+    Position,
+    Rows,
+    Table,
+    Time,
+    raw_image,
+    read_position,
+    read_table,
+)
+from contracts.formats.spec import Image as SpecImage
+from contracts.logical import (
+    CONNECT_DATE_NAME,
+    ENUM_NAME,
+    ENUM_SET_NAME,
+    JSON_NAME,
+    MICRO_TIME_NAME,
+    YEAR_NAME,
+    ZONED_TIMESTAMP_NAME,
+)
 from contracts.schema import ConnectSchema, json_kind, primitive, struct
 from contracts.sqltypes import normalize, parse_type_text
 
@@ -74,6 +96,35 @@ CANAL_TYPES: Final[Mapping[str, Op]] = {
     "DELETE": "d",
     "TRUNCATE": "t",
 }
+
+_DATA: Final = ("data",)
+_OLD: Final = ("old",)
+
+#: Each element of ``data`` is one row change; an update's before image is its ``old`` element
+#: (the changed columns) over the row; a delete's row is in ``data`` or, for DTS instances
+#: created before 2022-03-20, in ``old``; a TRUNCATE is one change of the table, no image.
+IMAGES_BY_OP: Final[Mapping[str, tuple[ImageRule | None, ImageRule | None]]] = {
+    "c": (None, SpecImage(_DATA)),
+    "u": (Overlay(_DATA, _OLD, needs_top=True), SpecImage(_DATA)),
+    "d": (FirstOf((_DATA, _OLD)), None),
+    "t": (None, None),
+}
+
+#: Canal's FlatMessage: ``type`` (``isDdl`` first), text rows in ``data``/``old`` read with
+#: MySQL's text conventions, ``database``/``table``, ``ts``/``es``, the position ``id`` and
+#: the row's index.
+SPEC: Final = FormatSpec(
+    ops=Ops(("type",), CANAL_TYPES),
+    controls=(Control("ddl", Equals(("isDdl",), frozenset({True})), "DDL", over_op=True),),
+    images=Images(before=_OLD, after=_DATA, values="text", by_op=IMAGES_BY_OP, text=CANAL_TEXT),
+    rows=Rows(index="row"),
+    required=(("isDdl",),),
+    table=Table(database=("database",), name=("table",), empty_is_null=True),
+    ts_ms=(Time(("ts",)),),
+    source_ts_ms=(Time(("es",)),),
+    position=Position(named={"id": ("id",)}),
+    fields=("sql", "mysqlType", "sqlType", "pkNames"),
+)
 
 # --- type mapping -----------------------------------------------------------------------------
 
@@ -144,7 +195,7 @@ MYSQL_TYPES: Final[Mapping[str, TypeBuilder]] = {
     "numeric": _decimal,
     "dec": _decimal,
     "fixed": _decimal,
-    "date": lambda _a, _u: logical("int32", DATE_NAME),
+    "date": lambda _a, _u: logical("int32", CONNECT_DATE_NAME),
     "datetime": _datetime,
     "timestamp": lambda _a, _u: logical("string", ZONED_TIMESTAMP_NAME),
     "time": lambda _a, _u: logical("int64", MICRO_TIME_NAME),
@@ -192,7 +243,7 @@ SQL_TYPES: Final[Mapping[int, ConnectSchema]] = {
     -9: primitive("string"),  # NVARCHAR
     -16: primitive("string"),  # LONGNVARCHAR
     2005: primitive("string"),  # CLOB
-    91: logical("int32", DATE_NAME),  # DATE
+    91: logical("int32", CONNECT_DATE_NAME),  # DATE
     92: logical("int64", MICRO_TIME_NAME),  # TIME
     93: timestamp_schema(6),  # TIMESTAMP (no zone in JDBC's sense)
     2014: logical("string", ZONED_TIMESTAMP_NAME),  # TIMESTAMP_WITH_TIMEZONE
@@ -241,32 +292,31 @@ def column_schema(
 
 # --- text decoding ----------------------------------------------------------------------------
 
-_CANAL_BOOLEANS: Final = {"1": True, "0": False, "true": True, "false": False}
-
 
 def _canal_bool(text: str, _schema: ConnectSchema) -> bool:
-    found = _CANAL_BOOLEANS.get(text.strip(TEXT_WHITESPACE).lower())
-    if found is None:
-        raise DecodeError(f"{text!r} is not a boolean (1/0/true/false)")
-    return found
+    folded = text.strip(TEXT_WHITESPACE).lower()
+    if folded in CANAL_TEXT.true_texts:
+        return True
+    if folded in CANAL_TEXT.false_texts:
+        return False
+    said = "/".join((*CANAL_TEXT.true_texts, *CANAL_TEXT.false_texts))
+    raise DecodeError(f"{text!r} is not a boolean ({said})")
 
 
 def _canal_bytes(text: str, _schema: ConnectSchema) -> bytes:
     # Canal writes binary columns as ISO-8859-1 text: one character per byte.
     try:
-        return text.encode("latin-1")
+        return text.encode(CANAL_TEXT.bytes_charset)
     except UnicodeEncodeError:
-        raise DecodeError("binary text has characters beyond ISO-8859-1") from None
-
-
-_ZERO_DATE: Final = re.compile(r"0000-00-00")
+        raise DecodeError(f"binary text has characters beyond {CANAL_TEXT.bytes_charset}") from None
 
 
 def _zero_or(decode: TextDecoder) -> TextDecoder:
     """MySQL zero dates ('0000-00-00 ...') decode to None, as Debezium does."""
+    zero = CANAL_TEXT.zero_date or ""
 
     def wrapped(text: str, schema: ConnectSchema) -> Any:
-        if _ZERO_DATE.match(text.strip(TEXT_WHITESPACE)):
+        if zero and text.strip(TEXT_WHITESPACE).startswith(zero):
             return None
         return decode(text, schema)
 
@@ -289,19 +339,21 @@ def _zoned_in(zone: dt.tzinfo) -> TextDecoder:
 
 
 @lru_cache(maxsize=16)
-def canal_text_decoders(time_zone: str = "UTC") -> Mapping[str, TextDecoder]:
+def canal_text_decoders(time_zone: str = "UTC") -> Mapping[TextKey, TextDecoder]:
     """The text → value table for Canal: the shared table plus Canal's conventions.
 
-    Booleans may be ``1``/``0``; binary is ISO-8859-1 text; zero dates are None; MySQL
-    ``timestamp`` text is local time in ``time_zone``, decoded to a UTC instant.
+    Booleans may be ``1``/``0``; binary is ISO-8859-1 text; zero dates (of every date and
+    timestamp type) are None; MySQL ``timestamp`` text is local time in ``time_zone``,
+    decoded to a UTC instant.
     """
     zone = dt.UTC if time_zone == "UTC" else zoneinfo.ZoneInfo(time_zone)
-    table = dict(TEXT_DECODERS)
+    table: dict[TextKey, TextDecoder] = dict(TEXT_DECODERS)
     table["boolean"] = _canal_bool
     table["bytes"] = _canal_bytes
-    for name in (DATE_NAME, "io.debezium.time.Timestamp", "io.debezium.time.MicroTimestamp"):
-        table[name] = _zero_or(TEXT_DECODERS[name])
-    table[ZONED_TIMESTAMP_NAME] = _zero_or(_zoned_in(zone))
+    for key, decoder in TEXT_DECODERS.items():
+        if isinstance(key, tuple) and key[0] in ("date", "timestamp"):
+            table[key] = _zero_or(decoder)
+    table[("zoned-timestamp", "iso")] = _zero_or(_zoned_in(zone))
     return table
 
 
@@ -373,17 +425,14 @@ def parse_canal(message: Message) -> CanalMessage:
     type_ = doc.get("type")
     if not isinstance(type_, str):
         raise InputError("type must be a string", f"{where} $.type")
-    table = TableId(_opt_str(doc.get("database")), None, _opt_str(doc.get("table")))
+    table = read_table(SPEC.table, doc, where) or TableId()
     op: Op | None = None
     rows: list[tuple[Image | None, Image | None]] = []
     delete_image = None
     if not is_ddl:
-        op = CANAL_TYPES.get(type_)
+        op, _ = SPEC.ops.read(type_)
         if op is None:
-            raise InputError(
-                f"unknown type {type_!r} (expected {', '.join(CANAL_TYPES)} or a DDL)",
-                f"{where} $.type",
-            )
+            raise InputError(f"{SPEC.ops.unknown(type_)} or a DDL", f"{where} $.type")
         rows, delete_image = _row_pairs(
             op, _rows(doc, "data", where), _rows(doc, "old", where), where
         )
@@ -408,18 +457,20 @@ def parse_canal(message: Message) -> CanalMessage:
     )
 
 
-def _opt_str(value: Any) -> str | None:
-    return value if isinstance(value, str) and value else None
-
-
 def _row_pairs(
     op: Op, data: list[Image] | None, old: list[Image] | None, where: str
 ) -> tuple[list[tuple[Image | None, Image | None]], str | None]:
-    if op == "d":
-        if data:
-            return [(row, None) for row in data], "data"
-        if old:
-            return [(row, None) for row in old], "old"
+    """(before, after) per row change, as :data:`IMAGES_BY_OP` says, and which array a
+    delete's rows came from."""
+    before_rule, after_rule = SPEC.images.rules(op)
+    if before_rule is None and after_rule is None:
+        return [(None, None)], None  # TRUNCATE: the table, not its rows
+    if isinstance(before_rule, FirstOf):  # DELETE: the first array holding rows
+        arrays: dict[Path, list[Image] | None] = {_DATA: data, _OLD: old}
+        for path in before_rule.images:
+            rows = arrays[path]
+            if rows:
+                return [(row, None) for row in rows], path[0]
         raise InputError(
             "a DELETE needs its rows in data (or, before 2022, old)", f"{where} $.data"
         )
@@ -429,12 +480,17 @@ def _row_pairs(
         )
     if not data:  # an empty list: a change of no rows would vanish without a word
         raise InputError("holds no rows", f"{where} $.data")
-    if op == "u":
-        if old is not None and len(old) != len(data):
-            raise InputError(f"old has {len(old)} rows but data has {len(data)}", f"{where} $.old")
-        olds = old or [{} for _ in data]
-        return [({**row, **prev}, row) for row, prev in zip(data, olds, strict=True)], None
-    return [(None, row) for row in data], None
+    if before_rule is None:
+        return [(None, row) for row in data], None
+    if old is not None and len(old) != len(data):
+        raise InputError(f"old has {len(old)} rows but data has {len(data)}", f"{where} $.old")
+    if old is None:  # no changed columns: no before image (Overlay needs its top)
+        return [(None, row) for row in data], None
+    found = [
+        raw_image(before_rule, {_DATA: row, _OLD: prev})
+        for row, prev in zip(data, old, strict=True)
+    ]
+    return [(before, row) for before, row in zip(found, data, strict=True)], None
 
 
 # --- the format -------------------------------------------------------------------------------
@@ -452,6 +508,7 @@ class CanalJson(Format):
         "Alibaba Canal FlatMessage: rows as text in data/old, types in mysqlType/sqlType"
     )
     embedded_schema: ClassVar = "no"
+    spec: ClassVar[FormatSpec] = SPEC
 
     def detect(self, message: Message) -> bool:
         value = message.value
@@ -619,10 +676,14 @@ class CanalJson(Format):
         # an update's before image is old overlaid on data: data's values are decoded (and
         # reported) as the after image first, so what fails in the before image is old's
         from_old = msg.delete_image == "old" or msg.op == "u"
+        whole = SPEC.images.rules(msg.op) == (None, None)
         for i, (before_raw, after_raw) in enumerate(msg.rows):
             after = decode_located(codec, after_raw, f"$.data[{i}]", message.where)
             path = f"$.{'old' if from_old else 'data'}[{i}]"
             before = decode_located(codec, before_raw, path, message.where)
+            position = read_position(SPEC.position, {"id": msg.id})
+            if not whole and SPEC.rows is not None:
+                position[SPEC.rows.index] = i
             out.append(
                 ChangeEvent(
                     op=msg.op,
@@ -632,14 +693,10 @@ class CanalJson(Format):
                     after=after,
                     ts_ms=msg.ts,
                     source_ts_ms=msg.es,
-                    position={"id": msg.id if _is_scalar(msg.id) else str(msg.id), "row": i},
+                    position=position,
                 )
             )
         return out
-
-
-def _is_scalar(value: Any) -> bool:
-    return value is None or isinstance(value, str | int | float | bool)
 
 
 def _map(field: str, values: ConnectSchema) -> ConnectSchema:

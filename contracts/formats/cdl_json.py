@@ -31,9 +31,8 @@ from contracts.formats.spec import (
     Table,
     Time,
 )
+from contracts.logical import CONNECT_TIMESTAMP_NAME
 from contracts.schema import ConnectSchema, primitive, struct
-
-TIMESTAMP_NAME: Final = "org.apache.kafka.connect.data.Timestamp"
 
 #: OPERATION values and the op codes they stand for.
 CDL_OPERATIONS: Final[Mapping[str, Op]] = {"INSERT": "c", "UPDATE": "u", "DELETE": "d"}
@@ -54,7 +53,7 @@ CDL_V1_FIXED: Final[Mapping[str, ConnectSchema]] = {
     "DATA_STORE": primitive("string"),
     "SEG_OWNER": primitive("string"),
     "TABLE_NAME": primitive("string"),
-    "TIMESTAMP": primitive("int64", name=TIMESTAMP_NAME, version=1),
+    "TIMESTAMP": primitive("int64", name=CONNECT_TIMESTAMP_NAME, version=1),
     "OPERATION": primitive("string"),
     "LOB_COLUMNS": primitive("string", optional=True),
     "transaction": _TRANSACTION,

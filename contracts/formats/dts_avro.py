@@ -32,7 +32,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, ClassVar, Final
 
 import fastavro
 
@@ -50,7 +50,34 @@ from contracts.formats.base import (
     Violation,
     counted,
 )
-from contracts.logical import DECIMAL_NAME, PRECISION_PARAM, decimal_scale
+from contracts.formats.spec import (
+    FormatSpec,
+    Image,
+    Images,
+    Ops,
+    Position,
+    Table,
+    Time,
+    read_position,
+    read_time,
+)
+from contracts.logical import (
+    BITS_NAME,
+    DEBEZIUM_DATE_NAME,
+    DECIMAL_NAME,
+    ENUM_NAME,
+    ENUM_SET_NAME,
+    GEOMETRY_NAME,
+    JSON_NAME,
+    MICRO_TIME_NAME,
+    MICRO_TIMESTAMP_NAME,
+    PRECISION_PARAM,
+    YEAR_NAME,
+    ZONED_TIMESTAMP_NAME,
+    LogicalKey,
+    decimal_scale,
+    lookup,
+)
 from contracts.schema import ConnectSchema, primitive, struct
 
 SCHEMA_FILE: Final = Path(__file__).with_name("dts_record.avsc")
@@ -94,7 +121,8 @@ def avro_schema() -> list[Any]:
 
 
 @functools.cache
-def _parsed_record() -> Any:
+def parsed_record_schema() -> Any:
+    """The DTS ``Record`` schema parsed by fastavro (named types resolved)."""
     named: dict[str, Any] = {}
     *support, record = avro_schema()
     for named_type in support:
@@ -106,7 +134,9 @@ def _parsed_record() -> Any:
 
 
 def _read_one(buffer: io.BytesIO) -> dict[str, Any]:
-    record = fastavro.schemaless_reader(buffer, _parsed_record(), None, return_record_name=True)
+    record = fastavro.schemaless_reader(
+        buffer, parsed_record_schema(), None, return_record_name=True
+    )
     if not isinstance(record, dict):
         raise InputError("a DTS record must decode to a record")
     return record
@@ -398,7 +428,7 @@ def decimal_column(precision: int | None, scale: int) -> ConnectSchema:
 
 GEOMETRY: Final = struct(
     [primitive("bytes", field="wkb"), primitive("int32", optional=True, field="srid")],
-    name="io.debezium.data.geometry.Geometry",
+    name=GEOMETRY_NAME,
     version=1,
     doc="Geometry",
 )
@@ -428,23 +458,23 @@ MYSQL_TYPES: Final[Mapping[int, MysqlType]] = {
     4: _t("FLOAT", primitive("float")),
     5: _t("DOUBLE", primitive("double")),
     6: _t("NULL", _STRING),
-    7: _t("TIMESTAMP", _named("string", "io.debezium.time.ZonedTimestamp")),
+    7: _t("TIMESTAMP", _named("string", ZONED_TIMESTAMP_NAME)),
     8: _t("LONGLONG", primitive("int64")),
     9: _t("INT24", primitive("int32")),
-    10: _t("DATE", _named("int32", "io.debezium.time.Date")),
-    11: _t("TIME", _named("int64", "io.debezium.time.MicroTime")),
-    12: _t("DATETIME", _named("int64", "io.debezium.time.MicroTimestamp")),
-    13: _t("YEAR", _named("int32", "io.debezium.time.Year")),
-    14: _t("NEWDATE", _named("int32", "io.debezium.time.Date")),
+    10: _t("DATE", _named("int32", DEBEZIUM_DATE_NAME)),
+    11: _t("TIME", _named("int64", MICRO_TIME_NAME)),
+    12: _t("DATETIME", _named("int64", MICRO_TIMESTAMP_NAME)),
+    13: _t("YEAR", _named("int32", YEAR_NAME)),
+    14: _t("NEWDATE", _named("int32", DEBEZIUM_DATE_NAME)),
     15: _t("VARCHAR", _STRING),
-    16: _t("BIT", _named("bytes", "io.debezium.data.Bits")),
-    17: _t("TIMESTAMP2", _named("string", "io.debezium.time.ZonedTimestamp")),
-    18: _t("DATETIME2", _named("int64", "io.debezium.time.MicroTimestamp")),
-    19: _t("TIME2", _named("int64", "io.debezium.time.MicroTime")),
-    245: _t("JSON", _named("string", "io.debezium.data.Json")),
+    16: _t("BIT", _named("bytes", BITS_NAME)),
+    17: _t("TIMESTAMP2", _named("string", ZONED_TIMESTAMP_NAME)),
+    18: _t("DATETIME2", _named("int64", MICRO_TIMESTAMP_NAME)),
+    19: _t("TIME2", _named("int64", MICRO_TIME_NAME)),
+    245: _t("JSON", _named("string", JSON_NAME)),
     246: _t("NEWDECIMAL", decimal_column(None, 0)),
-    247: _t("ENUM", _named("string", "io.debezium.data.Enum")),
-    248: _t("SET", _named("string", "io.debezium.data.EnumSet")),
+    247: _t("ENUM", _named("string", ENUM_NAME)),
+    248: _t("SET", _named("string", ENUM_SET_NAME)),
     249: _t("TINY_BLOB", primitive("bytes")),
     250: _t("MEDIUM_BLOB", primitive("bytes")),
     251: _t("LONG_BLOB", primitive("bytes")),
@@ -460,9 +490,9 @@ KIND_TYPES: Final[Mapping[str, ConnectSchema]] = {
     "Character": _STRING,
     "Decimal": decimal_column(None, 0),
     "Float": primitive("double"),
-    "Timestamp": _named("string", "io.debezium.time.ZonedTimestamp"),
-    "DateTime": _named("int64", "io.debezium.time.MicroTimestamp"),
-    "TimestampWithTimeZone": _named("string", "io.debezium.time.ZonedTimestamp"),
+    "Timestamp": _named("string", ZONED_TIMESTAMP_NAME),
+    "DateTime": _named("int64", MICRO_TIMESTAMP_NAME),
+    "TimestampWithTimeZone": _named("string", ZONED_TIMESTAMP_NAME),
     "BinaryGeometry": GEOMETRY,
     "TextGeometry": _STRING,
     "BinaryObject": primitive("bytes"),
@@ -498,24 +528,24 @@ def widen_int(schema: ConnectSchema, low: int, high: int) -> ConnectSchema:
 
 def _family(schema: ConnectSchema) -> str:
     """What kind of Python value a column holds."""
-    if schema.name is not None and schema.name in _NAMED_FAMILIES:
-        return _NAMED_FAMILIES[schema.name]
+    entry = lookup(schema)
+    if entry is not None and entry.key in _LOGICAL_FAMILIES:
+        return _LOGICAL_FAMILIES[entry.key]
     return _BASE_FAMILIES.get(schema.type, schema.type)
 
 
-_NAMED_FAMILIES: Final[Mapping[str, str]] = {
-    DECIMAL_NAME: "decimal",
-    "io.debezium.time.Date": "date",
-    "org.apache.kafka.connect.data.Date": "date",
-    "io.debezium.time.MicroTime": "time",
-    "io.debezium.time.Time": "time",
-    "io.debezium.time.MicroTimestamp": "timestamp",
-    "io.debezium.time.Timestamp": "timestamp",
-    "org.apache.kafka.connect.data.Timestamp": "timestamp",
-    "io.debezium.time.ZonedTimestamp": "timestamp",
-    "io.debezium.time.Year": "year",
-    "io.debezium.data.Bits": "bits",
-    "io.debezium.data.geometry.Geometry": "geometry",
+#: A logical type's (kind, unit) → the family of its decoded values.
+_LOGICAL_FAMILIES: Final[Mapping[LogicalKey, str]] = {
+    ("decimal", "unscaled"): "decimal",
+    ("date", "days"): "date",
+    ("time", "millis"): "time",
+    ("time", "micros"): "time",
+    ("timestamp", "millis"): "timestamp",
+    ("timestamp", "micros"): "timestamp",
+    ("zoned-timestamp", "iso"): "timestamp",
+    ("year", None): "year",
+    ("bits", None): "bits",
+    ("geometry", None): "geometry",
 }
 
 _BASE_FAMILIES: Final[Mapping[str, str]] = {
@@ -705,21 +735,56 @@ _IMAGES_FOR_OP: Final[Mapping[str, tuple[bool, bool]]] = {
 }
 
 
-def _position(record: Mapping[str, Any]) -> dict[str, Any]:
-    out: dict[str, Any] = {"id": record.get("id")}
-    for key in ("sourcePosition", "safeSourcePosition", "sourceTxid"):
-        value = record.get(key)
-        if value not in (None, ""):
-            out[key] = value
-    return out
+#: DTS's ``Record``: ``operation`` (row changes and control records), typed value records in
+#: ``beforeImages``/``afterImages`` (read by this module), the table in ``objectName``, the
+#: reader's time in ``tags``, the commit time in seconds, and the position.
+SPEC: Final = FormatSpec(
+    ops=Ops(("operation",), ROW_OPS, CONTROL_OPS),
+    images=Images(
+        before=("beforeImages",),
+        after=("afterImages",),
+        values="avro",
+        by_op={
+            op: (Image(("beforeImages",)) if b else None, Image(("afterImages",)) if a else None)
+            for op, (b, a) in _IMAGES_FOR_OP.items()
+        },
+    ),
+    # objectName (``db.table``, ``db.schema.table``, ``\u002E`` escaping a dot): table_of
+    table=Table(fallback=True),
+    ts_ms=(Time(("tags", "readerThroughoutTime"), text=True),),
+    source_ts_ms=(Time(("sourceTimestamp",), "s"),),
+    position=Position(
+        at=(),
+        named={"id": ("id",)},
+        keys=("sourcePosition", "safeSourcePosition", "sourceTxid"),
+        drop_empty=True,
+    ),
+    fields=("version", "source", "fields", "tags", "objectName"),
+)
 
 
-def _ts_ms(record: Mapping[str, Any]) -> int | None:
-    tags = record.get("tags") or {}
-    raw = tags.get("readerThroughoutTime") if isinstance(tags, dict) else None
-    if raw is not None and str(raw).isdigit():
-        return int(raw)
-    return None
+@dataclass(frozen=True, slots=True)
+class EnvelopeFacts:
+    """What a record says besides its row images (kept on a row that fails to decode)."""
+
+    table: TableId
+    ts_ms: int | None
+    source_ts_ms: int | None
+    position: dict[str, Any]
+
+
+def envelope_facts(record: Mapping[str, Any], where: str = "") -> EnvelopeFacts:
+    """The table, times and position of a record, as :data:`SPEC` says."""
+    return EnvelopeFacts(
+        table=table_of(record),
+        ts_ms=read_time(SPEC.ts_ms, record, where),
+        source_ts_ms=_seconds_ms(record.get("sourceTimestamp")),
+        position=read_position(SPEC.position, record, where),
+    )
+
+
+def _seconds_ms(value: Any) -> int | None:
+    return value * 1000 if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 # --- inference state -----------------------------------------------------------------------------
@@ -788,6 +853,7 @@ class DtsAvro(Format):
     description = "Alibaba Cloud DTS Avro Record: fields[] with MySQL type codes, typed images"
     embedded_schema = "no"
     input_kind = "avro"
+    spec: ClassVar[FormatSpec] = SPEC
 
     def assemble(
         self, messages: Iterable[Message], on_error: InputErrorSink | None = None
@@ -1062,7 +1128,7 @@ class DtsAvro(Format):
         key_names = list(contract.key) if contract else key_columns(record)
         image = after if after is not None else before
         key = {k: image.get(k) for k in key_names} if key_names and image is not None else None
-        seconds = record.get("sourceTimestamp")
+        facts = envelope_facts(record, where)
         return [
             ChangeEvent(
                 op=ROW_OPS[op],
@@ -1070,9 +1136,9 @@ class DtsAvro(Format):
                 key=key,
                 before=before,
                 after=after,
-                ts_ms=_ts_ms(record),
-                source_ts_ms=int(seconds) * 1000 if isinstance(seconds, int) else None,
-                position=_position(record),
+                ts_ms=facts.ts_ms,
+                source_ts_ms=facts.source_ts_ms,
+                position=facts.position,
             )
         ]
 

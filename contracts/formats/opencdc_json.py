@@ -26,7 +26,7 @@ from typing import Any, ClassVar, Final
 import orjson
 
 from contracts.contract import Contract
-from contracts.errors import InputError
+from contracts.errors import DecodeError, InputError
 from contracts.events import ChangeEvent, Normalized, Op, TableId
 from contracts.formats._typing import (
     RowCodec,
@@ -35,7 +35,6 @@ from contracts.formats._typing import (
     build_contract,
     decode_located,
     key_from,
-    lenient_int,
     path_of,
 )
 from contracts.formats.base import (
@@ -46,6 +45,19 @@ from contracts.formats.base import (
     Message,
     Violation,
     require_dict,
+)
+from contracts.formats.spec import (
+    FormatSpec,
+    Images,
+    Key,
+    Ops,
+    Position,
+    Table,
+    Time,
+    at,
+    read_position,
+    read_table,
+    read_time,
 )
 from contracts.schema import ConnectSchema, json_kind, primitive, struct
 
@@ -61,6 +73,24 @@ RAW_COLUMN: Final = "raw"
 COLLECTION: Final = "opencdc.collection"
 CREATED_AT: Final = "opencdc.createdAt"
 READ_AT: Final = "opencdc.readAt"
+
+#: An OpenCDC record: ``operation``, structured (object) or raw (base64) data in
+#: ``payload.before``/``after`` and ``key`` (raw bytes that are not a JSON object fill the
+#: contract's bytes column :data:`RAW_COLUMN`), the table and times (ns) in ``metadata``, the
+#: base64 ``position``.
+SPEC: Final = FormatSpec(
+    ops=Ops(("operation",), OPERATIONS),
+    images=Images(
+        before=("payload", "before"), after=("payload", "after"), values="json", raw=RAW_COLUMN
+    ),
+    table=Table(name=("metadata", COLLECTION), empty_is_null=True, fallback=True),
+    ts_ms=(Time(("metadata", READ_AT), "ns", text=True),),
+    source_ts_ms=(Time(("metadata", CREATED_AT), "ns", text=True),),
+    position=Position(named={"position": ("position",)}, default=""),
+    key=Key(record=("key",)),
+    base64=(("position",),),
+    text_blocks=(("metadata",),),
+)
 #: metadata keys naming registered schemas → the contract option that records them.
 SCHEMA_REFERENCES: Final[Mapping[str, tuple[str, str]]] = {
     "opencdc.key.schema.subject": ("key_schema", "subject"),
@@ -87,7 +117,7 @@ class OpenCdcRecord:
 
     op: Op
     position: str
-    metadata: dict[str, str]
+    metadata: dict[str, str | None]
     key: Data | None
     before: Data | None
     after: Data | None
@@ -131,33 +161,33 @@ def parse_record(message: Message) -> OpenCdcRecord:
     """Parse one record; raises InputError (with the JSON path) when it is malformed."""
     where = message.where
     doc = require_dict(message.value, where, "$", "an OpenCDC record")
-    operation = doc.get("operation")
-    op = OPERATIONS.get(operation) if isinstance(operation, str) else None
+    op, _ = SPEC.ops.read(doc.get("operation"))
     if op is None:
-        raise InputError(
-            f"unknown operation {doc.get('operation')!r} (expected {', '.join(OPERATIONS)})",
-            f"{where} $.operation",
-        )
+        raise InputError(SPEC.ops.unknown(doc.get("operation")), f"{where} $.operation")
+    for path in SPEC.base64:
+        text = at(doc, path)
+        if text is not None:
+            if not isinstance(text, str):
+                raise InputError("must be a base64 string", f"{where} $.{'.'.join(path)}")
+            decode_base64(text, where, f"$.{'.'.join(path)}")
     position = doc.get("position")
-    if position is not None:
-        if not isinstance(position, str):
-            raise InputError("position must be a base64 string", f"{where} $.position")
-        decode_base64(position, where, "$.position")
     metadata = require_dict(_or_empty(doc.get("metadata")), where, "$.metadata", "metadata")
     payload = require_dict(_or_empty(doc.get("payload")), where, "$.payload", "payload")
     return OpenCdcRecord(
         op=op,
         position=position or "",
-        metadata={k: v if isinstance(v, str) else str(v) for k, v in metadata.items()},
+        metadata={k: _text(v) for k, v in metadata.items()},
         key=parse_data(doc.get("key"), where, "$.key"),
         before=parse_data(payload.get("before"), where, "$.payload.before"),
         after=parse_data(payload.get("after"), where, "$.payload.after"),
     )
 
 
-def _ns_to_ms(value: str | None) -> int | None:
-    ns = lenient_int(value)
-    return None if ns is None else ns // 1_000_000
+def _text(value: Any) -> str | None:
+    """A metadata value as text: a string itself, another JSON value its JSON text."""
+    if value is None or isinstance(value, str):
+        return value
+    return orjson.dumps(value).decode("utf-8")
 
 
 def _kind(data: Data) -> str:
@@ -172,6 +202,7 @@ class OpencdcJson(Format):
         "Conduit OpenCDC record: position, operation, metadata, key, payload.before/after"
     )
     embedded_schema: ClassVar = "referenced"
+    spec: ClassVar[FormatSpec] = SPEC
 
     def detect(self, message: Message) -> bool:
         value = message.value
@@ -196,8 +227,9 @@ class OpencdcJson(Format):
             if record.table.name:
                 seen.see(record.table, message.where)
             for meta_key, (option, part) in SCHEMA_REFERENCES.items():
-                if meta_key in record.metadata:
-                    refs.setdefault(option, {})[part] = record.metadata[meta_key]
+                value = record.metadata.get(meta_key)
+                if value is not None:
+                    refs.setdefault(option, {})[part] = value
             for data in (record.before, record.after):
                 if data is not None:
                     payload_kinds.add(_kind(data))
@@ -209,8 +241,9 @@ class OpencdcJson(Format):
                     keys.observe_row(record.key.fields)
         key = [k for k in keys.columns if k in types.columns] if key_kinds == {"structured"} else []
         fields = types.fields(options.infer_types, required=key)
-        if not fields and payload_kinds == {"raw"}:
-            fields = [primitive("bytes", optional=True, field=RAW_COLUMN)]
+        if "raw" in payload_kinds and RAW_COLUMN not in types.columns:
+            # raw data (bytes that are not a JSON object) fills this column
+            fields.append(primitive("bytes", optional=True, field=RAW_COLUMN))
         fmt_options: dict[str, Any] = {"payload_data": "/".join(sorted(payload_kinds))}
         if key_kinds:
             fmt_options["key_data"] = "/".join(sorted(key_kinds))
@@ -280,20 +313,24 @@ class OpencdcJson(Format):
                     )
                 )
         codec = RowCodec.of(contract)
-        raw_allowed = "raw" in str(contract.option("payload_data", ""))
         for name, data in (("before", record.before), ("after", record.after)):
             if data is None:
                 continue
             path = f"$.payload.{name}"
             if data.fields is not None:
-                found += codec.check(data.fields, path, where, full=True)
-            elif not raw_allowed and RAW_COLUMN not in codec.columns:
+                found += [
+                    v
+                    for v in codec.check(data.fields, path, where, full=True)
+                    # the raw-data column is only filled by raw data
+                    if not (v.kind == "missing-column" and v.path == f"{path}.{RAW_COLUMN}")
+                ]
+            elif RAW_COLUMN not in codec.columns:
                 found.append(
                     Violation(
                         where,
                         path,
                         "envelope",
-                        "raw data where the contract expects structured data",
+                        f"raw data where the contract has no bytes column {RAW_COLUMN!r}",
                     )
                 )
         return found
@@ -305,9 +342,13 @@ class OpencdcJson(Format):
         before = _decoded(codec, record.before, "$.payload.before", where)
         after = _decoded(codec, record.after, "$.payload.after", where)
         key = _image(record.key)
-        if contract is not None and contract.key:
-            key = key_from(contract.key, after, before) or key
-        table = record.table if record.table.name else _contract_table(contract)
+        if contract is not None:
+            # the contract's key columns: from the row image, else the record's own key
+            key = key_from(contract.key, after, before, _typed_key(codec, record.key, contract))
+        table = read_table(SPEC.table, {"metadata": record.metadata}, where)
+        if table is None:
+            table = _contract_table(contract)
+        facts = {"metadata": record.metadata}
         return [
             ChangeEvent(
                 op=record.op,
@@ -315,9 +356,9 @@ class OpencdcJson(Format):
                 key=key,
                 before=before,
                 after=after,
-                ts_ms=_ns_to_ms(record.metadata.get(READ_AT)),
-                source_ts_ms=_ns_to_ms(record.metadata.get(CREATED_AT)),
-                position={"position": record.position},
+                ts_ms=read_time(SPEC.ts_ms, facts, where),
+                source_ts_ms=read_time(SPEC.source_ts_ms, facts, where),
+                position=read_position(SPEC.position, {"position": record.position}),
             )
         ]
 
@@ -325,12 +366,25 @@ class OpencdcJson(Format):
 def _decoded(
     codec: RowCodec | None, data: Data | None, path: str, where: str
 ) -> dict[str, Any] | None:
-    """Typed structured data; raw data stays ``{"raw": bytes}`` unless the contract types it."""
+    """Typed data: structured data as the contract's columns, raw data as the contract's
+    bytes column ``raw`` (no column: an error). Without a contract, ``{"raw": bytes}``."""
     if data is None:
         return None
-    if data.fields is None and (codec is None or RAW_COLUMN not in codec.columns):
-        return data.image()
     return decode_located(codec, data.image(), path, where)
+
+
+def _typed_key(
+    codec: RowCodec | None, data: Data | None, contract: Contract
+) -> dict[str, Any] | None:
+    """The key columns of a structured record key, decoded (None: raw, or a value that does
+    not decode — the key then comes from nowhere, as in the Spark feed)."""
+    if codec is None or data is None or data.fields is None:
+        return None
+    wanted = {k: data.fields[k] for k in contract.key if k in data.fields}
+    try:
+        return codec.decode(wanted, "$.key")
+    except DecodeError:
+        return None
 
 
 def _image(data: Data | None) -> dict[str, Any] | None:

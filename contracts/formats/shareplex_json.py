@@ -17,14 +17,13 @@ are control records (their ``UPDATE AFTER`` partner is the row change); DDL such
 
 from __future__ import annotations
 
-import datetime as dt
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, ClassVar, Final, Literal
+from typing import Any, ClassVar, Final
 
 from contracts.contract import Contract
 from contracts.errors import InputError
-from contracts.events import ChangeEvent, ControlRecord, Normalized, Op, TableId
+from contracts.events import ChangeEvent, ControlKind, ControlRecord, Normalized, Op, TableId
 from contracts.formats._typing import (
     RowCodec,
     RowTypes,
@@ -33,7 +32,6 @@ from contracts.formats._typing import (
     decode_located,
     key_from,
     path_of,
-    position_of,
 )
 from contracts.formats.base import (
     Derived,
@@ -44,22 +42,41 @@ from contracts.formats.base import (
     Violation,
     require_dict,
 )
+from contracts.formats.spec import (
+    FirstOf,
+    FormatSpec,
+    Image,
+    ImageRule,
+    Images,
+    Ops,
+    Overlay,
+    Path,
+    Position,
+    Table,
+    Time,
+    raw_image,
+    read_position,
+    read_table,
+    read_time,
+)
 from contracts.schema import ConnectSchema, json_kind, primitive, struct
 
-Action = Op | Literal["ddl", "update-before", "update-after"]
-
-#: meta.op spellings (lower case, single spaces) → what the message is.
-OP_SPELLINGS: Final[Mapping[str, Action]] = {
+#: meta.op spellings (lower case, single spaces) of row changes → the op.
+OP_SPELLINGS: Final[Mapping[str, Op]] = {
     "ins": "c",
     "insert": "c",
     "upd": "u",
     "update": "u",
+    "update after": "u",
     "del": "d",
     "delete": "d",
     "trunc": "t",
     "truncate": "t",
-    "update before": "update-before",
-    "update after": "update-after",
+}
+#: meta.op spellings of control records: the ``UPDATE BEFORE`` half of a split update (its
+#: ``UPDATE AFTER`` is the row change) and DDL.
+CONTROL_SPELLINGS: Final[Mapping[str, ControlKind]] = {
+    "update before": "other",
     "drop column": "ddl",
     "add column": "ddl",
     "modify column": "ddl",
@@ -70,12 +87,36 @@ OP_SPELLINGS: Final[Mapping[str, Action]] = {
 #: meta fields that locate the operation in the source's redo stream.
 POSITION_FIELDS: Final = ("scn", "rowid", "trans", "seq", "idx")
 
+_DATA: Final = ("data",)
+_KEY: Final = ("key",)
+
+#: ``data`` is the row on insert and delete and the changed columns on update; ``key`` is an
+#: update's before image (and a delete's row when ``data`` is empty).
+IMAGES_BY_OP: Final[Mapping[str, tuple[ImageRule | None, ImageRule | None]]] = {
+    "c": (None, Image(_DATA, empty=True)),
+    "u": (Image(_KEY), Overlay(_KEY, _DATA)),
+    "d": (FirstOf((_DATA, _KEY), empty=True), None),
+    "t": (None, None),
+}
+
+#: SharePlex's ``{meta, data, key}`` with text values.
+SPEC: Final = FormatSpec(
+    ops=Ops(("meta", "op"), OP_SPELLINGS, CONTROL_SPELLINGS, spelling="words"),
+    images=Images(before=_KEY, after=_DATA, values="text", by_op=IMAGES_BY_OP),
+    table=Table(qualified=("meta", "table"), fallback=True),
+    ts_ms=(Time(("meta", "posttime"), "iso"),),
+    source_ts_ms=(Time(("meta", "time"), "iso"),),
+    position=Position(at=("meta",), keys=POSITION_FIELDS, keep_nulls=True),
+    text_blocks=(("meta",),),
+)
+
 
 @dataclass(frozen=True, slots=True)
 class SharePlexRecord:
     """One parsed message."""
 
-    action: Action
+    op: Op | None
+    control: ControlKind | None
     op_text: str
     table: TableId | None
     data: dict[str, Any] | None
@@ -93,13 +134,13 @@ def parse_record(message: Message) -> SharePlexRecord:
         raise InputError(
             f"meta.op must be a string, got {json_kind(op_text)}", f"{where} $.meta.op"
         )
-    action = OP_SPELLINGS.get(" ".join(op_text.lower().replace("_", " ").split()))
-    if action is None:
-        known = "ins, upd, del, INSERT, UPDATE, DELETE, TRUNCATE, DROP COLUMN, UPDATE BEFORE/AFTER"
-        raise InputError(f"unknown op {op_text!r} (expected {known})", f"{where} $.meta.op")
+    op, control = SPEC.ops.read(op_text)
+    if op is None and control is None:
+        raise InputError(SPEC.ops.unknown(op_text), f"{where} $.meta.op")
     data = _image(doc, "data", where)
     key = _image(doc, "key", where)
-    return SharePlexRecord(action, op_text, _table(meta.get("table"), where), data, key, meta)
+    table = read_table(SPEC.table, doc, where)
+    return SharePlexRecord(op, control, op_text, table, data, key, meta)
 
 
 def _image(doc: dict[str, Any], name: str, where: str) -> dict[str, Any] | None:
@@ -115,40 +156,13 @@ def _image(doc: dict[str, Any], name: str, where: str) -> dict[str, Any] | None:
     return image
 
 
-def _table(value: Any, where: str) -> TableId | None:
-    """``OWNER.TABLE`` → TableId(schema=OWNER, name=TABLE); absent → None."""
-    if value is None:
-        return None
-    if not isinstance(value, str) or not value:
-        raise InputError("meta.table must be a non-empty string", f"{where} $.meta.table")
-    owner, dot, name = value.rpartition(".")
-    return TableId(None, owner if dot else None, name)
-
-
-def _epoch_ms(value: Any) -> int | None:
-    """``yyyy-MM-ddTHH:mm:ss[Z]`` (UTC) → epoch milliseconds; None when absent or unreadable."""
-    if not isinstance(value, str):
-        return None
-    try:
-        parsed = dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    if parsed.tzinfo is None:
-        parsed = parsed.replace(tzinfo=dt.UTC)
-    return int(parsed.timestamp() * 1000)
-
-
 def images(record: SharePlexRecord) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
     """(before, after) of a row change."""
-    if record.action == "c":
-        return None, record.data or {}
-    if record.action == "d":
-        return record.data or record.key or {}, None
-    if record.action in ("u", "update-after"):
-        before = record.key
-        after = {**(record.key or {}), **(record.data or {})}
-        return before, after
-    return None, None
+    if record.op is None:
+        return None, None
+    found: dict[Path, Any] = {_DATA: record.data, _KEY: record.key}
+    before, after = SPEC.images.rules(record.op)
+    return raw_image(before, found), raw_image(after, found)
 
 
 def _optional_strings(names: Iterable[str]) -> ConnectSchema:
@@ -173,6 +187,7 @@ class ShareplexJson(Format):
         "Quest SharePlex JSON: meta{op, scn, table...}, data, key (string values)"
     )
     embedded_schema: ClassVar = "no"
+    spec: ClassVar[FormatSpec] = SPEC
 
     def detect(self, message: Message) -> bool:
         value = message.value
@@ -191,8 +206,8 @@ class ShareplexJson(Format):
             record = parse_record(message)
             if record.table is not None:
                 seen.see(record.table, message.where)
-            if record.action in ("ddl", "update-before", "t"):
-                kind = {"ddl": "ddl", "t": "truncate"}.get(record.action, "update-before")
+            kind = _CONTROL_COUNTS.get(record.control or record.op or "")
+            if kind is not None:
                 controls[kind] = controls.get(kind, 0) + 1
             for image in (record.data, record.key):
                 if image:
@@ -241,36 +256,42 @@ class ShareplexJson(Format):
     def normalize(self, message: Message, contract: Contract | None = None) -> list[Normalized]:
         record = parse_record(message)
         table = record.table or (_contract_table(contract) if contract else TableId())
-        if record.action == "ddl":
+        if record.control == "ddl":
             return [ControlRecord("ddl", f"{record.op_text} on {table.qualified()}", table)]
-        if record.action == "update-before":
+        if record.control is not None:
             return [
                 ControlRecord(
-                    "other",
+                    record.control,
                     "UPDATE BEFORE half of a split update (its UPDATE AFTER is the row change)",
                     table,
                 )
             ]
+        assert record.op is not None
         codec = RowCodec.of(contract) if contract is not None else None
         before_raw, after_raw = images(record)
-        before_path = "$.key" if record.action != "d" else "$.data"
+        before_path = "$.key" if record.op != "d" else "$.data"
         before = decode_located(codec, before_raw, before_path, message.where)
         after = decode_located(codec, after_raw, "$.data", message.where)
-        op: Op = "u" if record.action == "update-after" else record.action
         return [
             ChangeEvent(
-                op=op,
+                op=record.op,
                 table=table,
                 key=key_from(contract.key if contract else (), after, before),
                 before=before,
                 after=after,
-                ts_ms=_epoch_ms(record.meta.get("posttime")),
-                source_ts_ms=_epoch_ms(record.meta.get("time")),
-                position=position_of(
-                    {k: record.meta[k] for k in POSITION_FIELDS if k in record.meta}
-                ),
+                ts_ms=read_time(SPEC.ts_ms, {"meta": record.meta}, message.where),
+                source_ts_ms=read_time(SPEC.source_ts_ms, {"meta": record.meta}, message.where),
+                position=read_position(SPEC.position, {"meta": record.meta}, message.where),
             )
         ]
+
+
+#: What infer counts, by control kind or op.
+_CONTROL_COUNTS: Final[Mapping[str, str]] = {
+    "ddl": "ddl",
+    "other": "update-before",
+    "t": "truncate",
+}
 
 
 def _contract_table(contract: Contract) -> TableId:

@@ -38,14 +38,11 @@ Path = tuple[str, ...]
 
 #: How a row image's values are written: typed by a Connect schema as Kafka's JsonConverter
 #: writes them (``connect``); every value a string read with the text rules (``text``); plain
-#: JSON scalars, strings read with the text rules (``json``).
-Values = Literal["connect", "text", "json"]
-#: How the text rules read booleans, bytes and zero dates (``canal``: MySQL's conventions).
-TextDialect = Literal["default", "canal"]
+#: JSON scalars, strings read with the text rules (``json``); typed Avro value records the format
+#: reads itself (``avro``).
+Values = Literal["connect", "text", "json", "avro"]
 #: The unit of a timestamp: an epoch count in ms/us/ns, or ISO-8601 text.
-TimeUnit = Literal["ms", "us", "ns", "iso"]
-
-_DIVISORS: Final[Mapping[str, int]] = {"ms": 1, "us": 1_000, "ns": 1_000_000}
+TimeUnit = Literal["s", "ms", "us", "ns", "iso"]
 INT64_MIN: Final = -(2**63)
 INT64_MAX: Final = 2**63 - 1
 
@@ -73,6 +70,37 @@ def reach(doc: Any, path: Path, where: str, prefix: str = "$") -> Any:
             )
         value = value.get(step)
     return value
+
+
+# --- text values ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class TextConventions:
+    """How a family of formats writes values as text (beyond the shared text grammars).
+
+    Booleans are one of ``true_texts``/``false_texts`` (``fold_booleans``: compared stripped
+    and in lower case); bytes are text in ``bytes_charset``; a date or timestamp text starting
+    with ``zero_date`` is null (MySQL's zero date); a timestamp text without a zone is wall-clock
+    time in ``time_zone`` (MySQL ``timestamp``; a ``datetime`` is always UTC wall-clock)."""
+
+    true_texts: tuple[str, ...] = ("true", "TRUE")
+    false_texts: tuple[str, ...] = ("false", "FALSE")
+    fold_booleans: bool = False
+    bytes_charset: str = "UTF-8"
+    zero_date: str | None = None
+    time_zone: str = "UTC"
+
+
+DEFAULT_TEXT: Final = TextConventions()
+#: MySQL's text as Canal writes it: ``1``/``0`` booleans, binary as ISO-8859-1 text, zero dates.
+CANAL_TEXT: Final = TextConventions(
+    true_texts=("1", "true"),
+    false_texts=("0", "false"),
+    fold_booleans=True,
+    bytes_charset="ISO-8859-1",
+    zero_date="0000-00-00",
+)
 
 
 # --- conditions ----------------------------------------------------------------------------------
@@ -209,25 +237,32 @@ class Control:
 
 @dataclass(frozen=True, slots=True)
 class Image:
-    """The image at ``at``."""
+    """The image at ``at``; when the message has none: no image, or with ``empty`` an image
+    of no columns."""
 
     at: Path
+    empty: bool = False
 
 
 @dataclass(frozen=True, slots=True)
 class Overlay:
-    """The image at ``base`` with the columns of the image at ``top`` over it (an update's
-    before image from its changed columns, SharePlex's after image from the key)."""
+    """The image at ``base`` with the columns of the image at ``top`` over it (Canal's before
+    image of an update: its changed columns over the row; SharePlex's after image: the changed
+    columns over the key). A missing part counts as an image of no columns, unless
+    ``needs_top``: then there is no image without ``top``."""
 
     base: Path
     top: Path
+    needs_top: bool = False
 
 
 @dataclass(frozen=True, slots=True)
 class FirstOf:
-    """The first of these images that holds a column (an empty image counts as none)."""
+    """The first of these images that holds a column (an empty image counts as none); when
+    none does: no image, or with ``empty`` an image of no columns."""
 
     images: tuple[Path, ...]
+    empty: bool = False
 
 
 ImageRule = Image | Overlay | FirstOf
@@ -259,7 +294,10 @@ class Images:
     null_text: str | None = None
     exists: Exists | None = None
     empty_is_absent: bool = False
-    text_dialect: TextDialect = "default"
+    text: TextConventions = DEFAULT_TEXT
+    #: ``json`` values: an image may instead be raw bytes (base64 text); bytes that hold a
+    #: JSON object are read as one, others fill this bytes column (without it: an error).
+    raw: str | None = None
 
     def rules(self, op: str) -> tuple[ImageRule | None, ImageRule | None]:
         """The before and after rules of ``op``."""
@@ -270,11 +308,42 @@ class Images:
 @dataclass(frozen=True, slots=True)
 class Rows:
     """A message carrying several row changes: one per element of the arrays at ``after``
-    (and ``before``) of :class:`Images` (Canal's ``data`` and ``old``)."""
+    and ``before`` of :class:`Images` (Canal's ``data`` and ``old``), element by element; an op
+    with no image rules (TRUNCATE) is one change of the whole table. The position names the
+    row's index ``index``."""
 
     index: str
-    #: An op whose changes may come in the before array alone (DTS's legacy deletes).
-    before_only: frozenset[str] = frozenset()
+
+
+def raw_image(rule: ImageRule | None, images: Mapping[Path, Any]) -> dict[str, Any] | None:
+    """The image a rule makes from the message's images (``images``: path → the image there,
+    an object or None)."""
+    if rule is None:
+        return None
+    if isinstance(rule, Image):
+        found = images.get(rule.at)
+        return dict(found) if found is not None else ({} if rule.empty else None)
+    if isinstance(rule, Overlay):
+        base, top = images.get(rule.base), images.get(rule.top)
+        if top is None and rule.needs_top:
+            return None
+        return {**(base or {}), **(top or {})}
+    for path in rule.images:
+        found = images.get(path)
+        if found:
+            return dict(found)
+    return {} if rule.empty else None
+
+
+def rule_paths(rule: ImageRule | None) -> tuple[Path, ...]:
+    """The image paths a rule reads."""
+    if rule is None:
+        return ()
+    if isinstance(rule, Image):
+        return (rule.at,)
+    if isinstance(rule, Overlay):
+        return (rule.base, rule.top)
+    return rule.images
 
 
 # --- envelope facts ------------------------------------------------------------------------------
@@ -321,23 +390,24 @@ class Time:
 class Position:
     """Where a change's position comes from.
 
-    ``at``: the block holding it (an object, or a JSON object in a string when ``json_text``);
+    ``at``: the block holding it (an object, or a JSON object in a string: see
+    :attr:`FormatSpec.json_texts`; ``()``: the envelope itself; None: no block);
     ``keys``: the entries kept (None: every entry; a nested value as its JSON text) — or
     ``by_connector``: the keys per the block's ``connector`` entry (Debezium), or ``pairs``: an array of
     ``{name, value}``; ``named``: fixed names → paths (``default`` when absent);
     ``row``: the name of the row's index in a message of several rows (:class:`Rows`)."""
 
-    at: Path = ()
+    at: Path | None = None
     keys: tuple[str, ...] | None = ()
     by_connector: Mapping[str, tuple[str, ...]] | None = None
     connector: str = "connector"
     pairs: bool = False
-    json_text: bool = False
     named: Mapping[str, Path] = field(default_factory=dict)
     default: str | None = None
-    row: str | None = None
-    #: Keep entries whose value is null (as ``null``), and non-scalar ones (as JSON text).
+    #: Keep entries whose value is null (as ``null``).
     keep_nulls: bool = False
+    #: Leave out entries whose value is an empty string.
+    drop_empty: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -377,8 +447,19 @@ class FormatSpec:
     key: Key = field(default_factory=Key)
     connect: Connect | None = None
     rows: Rows | None = None
-    #: Envelope fields the format knows besides the ones its rules name (for :class:`Only`).
+    #: Fields every message must carry (Canal's ``isDdl``).
+    required: tuple[Path, ...] = ()
+    #: Blocks whose values are text (a map of strings: a value that is not a string is read
+    #: as its JSON text), and whose keys matter.
+    text_blocks: tuple[Path, ...] = ()
+    #: Blocks written as a JSON object inside a string (Arcion's ``cursor``); their values are
+    #: read as text, as in a text block.
+    json_texts: tuple[Path, ...] = ()
+    #: Envelope fields the format knows besides the ones its rules read (message generators
+    #: use them; :class:`Only` looks at the fields the rules read).
     fields: tuple[str, ...] = ()
+    #: Fields whose (string) value must be padded base64 text.
+    base64: tuple[Path, ...] = ()
 
     def known_fields(self) -> tuple[str, ...]:
         """The top-level envelope fields any rule of this format reads."""
@@ -388,12 +469,15 @@ class FormatSpec:
         paths += [t.at for t in (*self.ts_ms, *self.source_ts_ms)]
         if self.position.at:
             paths.append(self.position.at)
+        elif self.position.at == () and self.position.keys:
+            paths += [(k,) for k in self.position.keys]
         paths += list(self.position.named.values())
         paths += [p for p in (self.key.unique, self.key.record) if p]
+        paths += list(self.base64)
         if self.images.exists is not None:
             paths.append(self.images.exists.at)
-        names = [p[0] for p in paths if p] + list(self.fields)
-        return tuple(dict.fromkeys(names))
+        paths += list(self.required)
+        return tuple(dict.fromkeys(p[0] for p in paths if p))
 
     def control_of(self, doc: Any, op: Op | None) -> Control | None:
         """The control rule a message's envelope ``doc`` matches (None: a row change)."""
@@ -427,7 +511,7 @@ def read_time(times: tuple[Time, ...], doc: Any, where: str, prefix: str = "$") 
                     f"{where} {_under(prefix, rule.at)}",
                 )
             if found is not None:
-                found //= _DIVISORS[rule.unit]
+                found = found * 1000 if rule.unit == "s" else found // _DIVISORS[rule.unit]
         if found is not None:
             return found
     return None
@@ -467,6 +551,8 @@ def iso_epoch_ms(value: Any) -> int | None:
 
 
 _EPOCH: Final = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
+#: Epoch units finer than milliseconds: the count is floor-divided by these.
+_DIVISORS: Final[Mapping[str, int]] = {"ms": 1, "us": 1_000, "ns": 1_000_000}
 
 
 def read_table(rule: Table, doc: Any, where: str, prefix: str = "$") -> TableId | None:
@@ -485,6 +571,8 @@ def read_table(rule: Table, doc: Any, where: str, prefix: str = "$") -> TableId 
         if at(doc, path) in (None, ""):
             raise DecodeError("is missing (it names the table)", f"{where} {_under(prefix, path)}")
     qualified = parts.pop("qualified", None)
+    if qualified == "" and rule.qualified is not None:
+        raise DecodeError("must be a non-empty string", f"{where} {_under(prefix, rule.qualified)}")
     if qualified is not None:
         owner, dot, name = qualified.rpartition(".")
         parts["schema"], parts["name"] = (owner if dot else None), name
@@ -507,17 +595,20 @@ def position_value(value: Any) -> Any:
 def read_position(
     rule: Position, doc: Any, where: str = "", prefix: str = "$", block: Any = None
 ) -> dict[str, Any]:
-    """The position of a message (``block``: the parsed block, when ``rule.json_text``)."""
+    """The position of a message (``block``: the block already parsed, when it is a JSON
+    text)."""
     out: dict[str, Any] = {}
     for name, path in rule.named.items():
         value = reach(doc, path, where, prefix)
         out[name] = position_value(value) if value is not None else rule.default
-    source = block if block is not None else reach(doc, rule.at, where, prefix) if rule.at else None
+    source = block
+    if source is None and rule.at is not None:
+        source = reach(doc, rule.at, where, prefix) if rule.at else doc
     if rule.pairs and source is not None:
         if not isinstance(source, list):
             raise DecodeError(
                 f"expected an array of {{name, value}} objects, got {json_kind(source)}",
-                f"{where} {_under(prefix, rule.at)}",
+                f"{where} {_under(prefix, rule.at or ())}",
             )
         source = _pairs(source)
     if isinstance(source, dict):
@@ -530,7 +621,7 @@ def read_position(
             if k not in source:
                 continue
             value = source[k]
-            if value is not None or rule.keep_nulls:
+            if (value is not None or rule.keep_nulls) and not (rule.drop_empty and value == ""):
                 out[k] = position_value(value)
     return {k: v for k, v in out.items() if v is not None or rule.keep_nulls}
 

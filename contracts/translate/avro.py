@@ -37,7 +37,14 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from contracts.errors import SchemaError
-from contracts.logical import CONNECT_DEFAULT_DECIMAL_PRECISION, DECIMAL_NAME, PRECISION_PARAM
+from contracts.logical import (
+    CONNECT_DATE_NAME,
+    CONNECT_DEFAULT_DECIMAL_PRECISION,
+    CONNECT_TIME_NAME,
+    CONNECT_TIMESTAMP_NAME,
+    DECIMAL_NAME,
+    PRECISION_PARAM,
+)
 from contracts.schema import MISSING, ConnectSchema, json_kind
 from contracts.translate.avro_model import (
     NAME_RE,
@@ -61,9 +68,6 @@ FIELD_DEFAULT_FLAG: Final = f"{NAMESPACE}.field.default"
 FIXED_SIZE_PARAM: Final = "connect.fixed.size"
 INTERNAL_TYPE_PROP: Final = "connect.internal.type"
 
-DATE_NAME: Final = "org.apache.kafka.connect.data.Date"
-TIME_NAME: Final = "org.apache.kafka.connect.data.Time"
-TIMESTAMP_NAME: Final = "org.apache.kafka.connect.data.Timestamp"
 
 #: Connect base type → Avro type.
 AVRO_BASE_TYPES: Final[Mapping[str, str]] = {
@@ -84,16 +88,16 @@ CONNECT_TYPE_ANNOTATIONS: Final[Mapping[str, str]] = {"int8": "int8", "int16": "
 #: Kafka Connect logical names (matched case-insensitively, as AvroData does) → (Avro logical
 #: type, the Connect base type it requires). Decimal is handled on its own.
 AVRO_LOGICAL_TYPES: Final[Mapping[str, tuple[str, str]]] = {
-    DATE_NAME.lower(): ("date", "int32"),
-    TIME_NAME.lower(): ("time-millis", "int32"),
-    TIMESTAMP_NAME.lower(): ("timestamp-millis", "int64"),
+    CONNECT_DATE_NAME.lower(): ("date", "int32"),
+    CONNECT_TIME_NAME.lower(): ("time-millis", "int32"),
+    CONNECT_TIMESTAMP_NAME.lower(): ("timestamp-millis", "int64"),
 }
 
 #: Avro logical type on (Avro type) → the Connect logical schema AvroData reads it back as.
 CONNECT_LOGICAL_FROM_AVRO: Final[Mapping[tuple[str, str], str]] = {
-    ("int", "date"): DATE_NAME,
-    ("int", "time-millis"): TIME_NAME,
-    ("long", "timestamp-millis"): TIMESTAMP_NAME,
+    ("int", "date"): CONNECT_DATE_NAME,
+    ("int", "time-millis"): CONNECT_TIME_NAME,
+    ("long", "timestamp-millis"): CONNECT_TIMESTAMP_NAME,
 }
 
 #: Avro types that map to one Connect type (``int``, ``bytes``/``fixed`` and ``enum`` are read

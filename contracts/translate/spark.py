@@ -24,8 +24,10 @@ from typing import Any, Final, Literal
 
 from contracts.errors import SchemaError
 from contracts.logical import (
+    CONNECT_DATE_NAME,
     DECIMAL_NAME,
     MAX_SPARK_DECIMAL_PRECISION,
+    MICRO_TIMESTAMP_NAME,
     PRECISION_PARAM,
     SPARK_BASE_TYPES,
     SPARK_WIRE_BASE_TYPES,
@@ -37,8 +39,6 @@ from contracts.translate.avro_model import AvroNode, loads_json, parse_avro
 
 View = Literal["decoded", "wire"]
 
-DATE_NAME: Final = "org.apache.kafka.connect.data.Date"
-MICRO_TIMESTAMP_NAME: Final = "io.debezium.time.MicroTimestamp"
 #: Spark's catalyst-type property on Avro int/long types (set by Spark's own Avro writer).
 CATALYST_TYPE_PROP: Final = "spark.sql.catalyst.type"
 #: Spark's own logical type: a long holding the unscaled value of decimal(precision, scale)
@@ -296,7 +296,7 @@ SPARK_TO_CONNECT: Final[Mapping[str, Mapping[str, Any]]] = {
     "double": {"type": "double"},
     "string": {"type": "string"},
     "binary": {"type": "bytes"},
-    "date": {"type": "int32", "name": DATE_NAME, "version": 1},
+    "date": {"type": "int32", "name": CONNECT_DATE_NAME, "version": 1},
     "timestamp": {"type": "int64", "name": MICRO_TIMESTAMP_NAME, "version": 1},
     "timestamp_ntz": {"type": "int64", "name": MICRO_TIMESTAMP_NAME, "version": 1},
 }

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from contracts.contract import parse_contract
 from contracts.errors import ContractsError
 from contracts.events import ChangeEvent
 from contracts.formats import get_format
@@ -158,12 +159,21 @@ def test_shareplex_json_controls_overlays_and_errors(spark: Any) -> None:
 
 def test_opencdc_raw_data_without_a_raw_column_is_an_error(spark: Any) -> None:
     record = json.loads((FIXTURES / "opencdc-json" / "conduit-record.json").read_text())
-    c = contract("opencdc-json", "conduit-record.typed.expected.yaml")
+    typed = (FIXTURES / "opencdc-json" / "conduit-record.typed.expected.yaml").read_text()
+    raw_column = "  - {field: raw, type: bytes, optional: true}\n"
+    assert raw_column in typed
+    c = parse_contract(typed.replace(raw_column, ""))
     (row,) = decode_changes(frame_from_values(spark, [json.dumps(record)]), c).collect()
     assert row["_error"] == (
         "$.payload.before: is raw data (base64 bytes that are not a JSON object) and the "
         "contract has no bytes column 'raw' to hold it"
     )
+    with pytest.raises(ContractsError, match="'raw' is not in the contract"):
+        get_format("opencdc-json").normalize(Message(record, where="f:1"), c)
+    # with the column the contract infers, the raw bytes are its value on both paths
+    with_raw = contract("opencdc-json", "conduit-record.typed.expected.yaml")
+    (row,) = decode_changes(frame_from_values(spark, [json.dumps(record)]), with_raw).collect()
+    assert row["_error"] is None and row["before"]["raw"] == b"yellow"
     structured = _fixture("opencdc-json", "conduit-structured.jsonl")
     bad = copy.deepcopy(structured)
     bad["payload"]["after"] = "not base64!"

@@ -18,14 +18,9 @@ from pyspark.sql import functions as F
 from contracts.errors import DecodeError
 from contracts.formats._typing import TEXT_DECODERS, TextDecoder, decode_text
 from contracts.formats.canal_json import canal_text_decoders
+from contracts.formats.spec import CANAL_TEXT, DEFAULT_TEXT, TextConventions
 from contracts.schema import ConnectSchema, primitive
-from spark_bindings.expressions import (
-    CANAL_TEXT,
-    DEFAULT_TEXT,
-    TextDialect,
-    decode_text_value,
-    error_text,
-)
+from spark_bindings.expressions import decode_text_value, error_text
 from spark_bindings.schema import spark_type
 
 from .parity import _value
@@ -89,7 +84,7 @@ CASES: list[tuple[str, ConnectSchema, list[str]]] = [
     ("zoned", ZONED, TIMESTAMPS),
     ("boolean", primitive("boolean"), BOOLEANS),
 ]
-DIALECTS: list[tuple[str, TextDialect, Mapping[str, TextDecoder]]] = [
+DIALECTS: list[tuple[str, TextConventions, Mapping[str, TextDecoder]]] = [
     ("default", DEFAULT_TEXT, TEXT_DECODERS),
     ("canal", CANAL_TEXT, canal_text_decoders("UTC")),
     (
@@ -108,7 +103,7 @@ def _python(text: str, schema: ConnectSchema, table: Mapping[str, TextDecoder]) 
 
 
 def _spark(
-    spark: Any, texts: list[str], schema: ConnectSchema, dialect: TextDialect, staged: bool
+    spark: Any, texts: list[str], schema: ConnectSchema, dialect: TextConventions, staged: bool
 ) -> list[Any]:
     """Decode ``texts`` on Spark; ``staged``: the text the rule reads is a column of its own
     projection first (as ``decode_changes`` does), else the rule reads the expression."""
@@ -143,7 +138,7 @@ def test_text_rules_agree_with_the_core(
     schema: ConnectSchema,
     texts: list[str],
     dialect_name: str,
-    dialect: TextDialect,
+    dialect: TextConventions,
     table: Mapping[str, TextDecoder],
     staged: bool,
 ) -> None:

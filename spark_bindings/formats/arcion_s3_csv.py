@@ -4,9 +4,9 @@ For a table of X columns a snapshot row has X cells and a realtime row 3X+3: X t
 ``NEW_VAL, OLD_VAL, EXISTS_VAL`` then ``opType``, ``cursor`` (JSON) and ``operationcount``.
 The cells are read into a struct of 3X+4 strings from the line with a sentinel cell appended:
 where the sentinel lands tells how many cells the line had (a line of any other width is an
-``_error``). The row is then reshaped into Arcion S3 JSON's wire struct (``before``/``after``/
-``exists``/``opType``/``cursor``) and decoded by that format's decoder, with ``NULL`` as the
-SQL NULL literal. Column names come from ``options.column_order`` (else the contract's
+``_error``). The row is then reshaped into Arcion S3 JSON's document (``before``/``after``/
+``exists``/``opType``/``cursor``) and decoded from the format's tables (``arcion-s3-csv``'s spec
+is Arcion S3 JSON's, with ``NULL`` as the SQL NULL literal and the contract's table). Column names come from ``options.column_order`` (else the contract's
 columns). Header rows (a realtime header, recognized by its last three names; a snapshot
 header when ``options.header`` is true and the cells are the column names) are control records
 of kind ``other``.
@@ -20,32 +20,21 @@ from typing import Final
 from pyspark.sql import Column
 from pyspark.sql import functions as F
 
-from contracts.contract import Contract
+from contracts.formats.arcion_s3_csv import METADATA_COLUMNS, column_names
+from spark_bindings.build import SpecDecoder
 from spark_bindings.context import Context
 from spark_bindings.expressions import Problem
-from spark_bindings.feed import Feed, constant_table
-from spark_bindings.json_formats import ArcionS3Json
+from spark_bindings.feed import Feed
 
 #: Appended to every line: its position among the parsed cells is the line's cell count.
 SENTINEL: Final = "\u0001cdc-end\u0001"
-METADATA_COLUMNS: Final = ("optype", "cursor", "operationcount")
 CSV_OPTIONS: Final = {"mode": "PERMISSIVE", "escape": '"', "quote": '"'}
-#: Arcion S3 JSON's table name, null here: the table comes from the contract.
-TABLE_NAME_TYPE: Final = "struct<namespace:struct<catalog:string,schema:string>,name:string>"
 
 
-def column_names(contract: Contract) -> list[str]:
-    """The columns in file order: ``options.column_order``, else the contract's columns."""
-    order = contract.option("column_order")
-    if isinstance(order, list) and order:
-        return [str(n) for n in order]
-    return contract.row_schema.field_names()
+class Decoder(SpecDecoder):
+    """Arcion S3 CSV rows, reshaped into Arcion S3 JSON's document and decoded from the
+    format's tables."""
 
-
-class ArcionS3Csv(ArcionS3Json):
-    """Arcion S3 CSV rows, reshaped into Arcion S3 JSON's wire struct and decoded as such."""
-
-    null_text = "NULL"
     object_messages = False
 
     def parse(self, text: Column, ctx: Context) -> Column:
@@ -82,11 +71,9 @@ class ArcionS3Csv(ArcionS3Json):
             *self.mode_problems(snapshot, realtime, header, ctx),
             *[p.gated(shaped & ~header) for p in inner.problems],
         ]
-        c = ctx.contract.table_id
         return replace(
             inner,
             op=F.when(snapshot, F.lit("r")).otherwise(inner.op),
-            table=constant_table(c.database, c.schema, c.name),
             control=F.when(header, F.lit("other")),
             problems=tuple(problems),
         )
@@ -114,7 +101,7 @@ class ArcionS3Csv(ArcionS3Json):
         tail = [F.lower(F.trim(c)) for c in cells[3 * x : 3 * x + 3]]
         is_realtime = realtime
         for got, want in zip(tail, METADATA_COLUMNS, strict=True):
-            is_realtime = is_realtime & (got == F.lit(want))
+            is_realtime = is_realtime & (got == F.lit(want.lower()))
         out = F.coalesce(is_realtime, F.lit(False))
         if ctx.contract.option("header", False):
             is_snapshot = snapshot
@@ -123,32 +110,38 @@ class ArcionS3Csv(ArcionS3Json):
             out = out | F.coalesce(is_snapshot, F.lit(False))
         return out
 
-    @staticmethod
-    def snapshot_wire(cells: list[Column], names: list[str]) -> Column:
-        """X cells: the after image of a snapshot row (every column present)."""
+    def snapshot_wire(self, cells: list[Column], names: list[str]) -> Column:
+        """X cells: the after image of an insert (every column present; its op is then the
+        snapshot's ``r``)."""
+        spec = self.spec
+        assert spec.images.exists is not None and spec.position.at
+        insert = next(code for code, op in spec.ops.codes.items() if op == "c")
+        after_only = next(
+            f for f, held in spec.images.exists.flags.items() if held == (False, True)
+        )
         after = F.struct(*[cells[i].alias(n) for i, n in enumerate(names)])
         return F.struct(
-            F.lit(None).cast(after_type(names)).alias("before"),
-            after.alias("after"),
-            F.struct(*[F.lit("1").alias(n) for n in names]).alias("exists"),
-            F.lit("I").alias("opType"),
-            F.lit("{}").alias("cursor"),
-            F.lit(None).cast(TABLE_NAME_TYPE).alias("tableName"),
+            F.lit(None).cast(after_type(names)).alias(spec.images.before[0]),
+            after.alias(spec.images.after[0]),
+            F.struct(*[F.lit(after_only).alias(n) for n in names]).alias(spec.images.exists.at[0]),
+            F.lit(insert).alias(spec.ops.at[0]),
+            F.lit("{}").alias(spec.position.at[0]),
         )
 
-    @staticmethod
-    def realtime_wire(cells: list[Column], names: list[str]) -> Column:
+    def realtime_wire(self, cells: list[Column], names: list[str]) -> Column:
         """3X+3 cells: NEW/OLD/EXISTS triplets, then opType and cursor."""
+        spec = self.spec
+        assert spec.images.exists is not None and spec.position.at
         x = len(names)
+        new = F.struct(*[cells[3 * i].alias(n) for i, n in enumerate(names)])
+        old = F.struct(*[cells[3 * i + 1].alias(n) for i, n in enumerate(names)])
+        flags = F.struct(*[F.trim(cells[3 * i + 2]).alias(n) for i, n in enumerate(names)])
         return F.struct(
-            F.struct(*[cells[3 * i + 1].alias(n) for i, n in enumerate(names)]).alias("before"),
-            F.struct(*[cells[3 * i].alias(n) for i, n in enumerate(names)]).alias("after"),
-            F.struct(*[F.trim(cells[3 * i + 2]).alias(n) for i, n in enumerate(names)]).alias(
-                "exists"
-            ),
-            cells[3 * x].alias("opType"),
-            cells[3 * x + 1].alias("cursor"),
-            F.lit(None).cast(TABLE_NAME_TYPE).alias("tableName"),
+            old.alias(spec.images.before[0]),
+            new.alias(spec.images.after[0]),
+            flags.alias(spec.images.exists.at[0]),
+            cells[3 * x].alias(spec.ops.at[0]),
+            cells[3 * x + 1].alias(spec.position.at[0]),
         )
 
 
