@@ -18,8 +18,25 @@ from __future__ import annotations
 from typing import Final
 
 from contracts.derive.typemap import MAIN, TypeMapping, TypeRow
+from contracts.logical import (
+    BITS_NAME,
+    CONNECT_DATE_NAME,
+    CONNECT_TIME_NAME,
+    CONNECT_TIMESTAMP_NAME,
+    DEBEZIUM_DATE_NAME,
+    DEBEZIUM_TIME_NAME,
+    DEBEZIUM_TIMESTAMP_NAME,
+    DECIMAL_NAME,
+    ENUM_NAME,
+    ENUM_SET_NAME,
+    JSON_NAME,
+    MICRO_TIME_NAME,
+    MICRO_TIMESTAMP_NAME,
+    YEAR_NAME,
+    ZONED_TIMESTAMP_NAME,
+)
 
-DECIMAL: Final = "org.apache.kafka.connect.data.Decimal"
+DECIMAL: Final = DECIMAL_NAME
 DECIMAL_MODE: Final = "decimal.handling.mode"
 TIME_MODE: Final = "time.precision.mode"
 BINARY_MODE: Final = "binary.handling.mode"
@@ -56,7 +73,7 @@ _UNSIGNED: Final = "MySqlUnsignedIntegerIT / BinlogValueConverters (unsigned wid
 MYSQL_ROWS: Final[tuple[TypeRow, ...]] = (
     # --- bits and integers ------------------------------------------------------------------
     TypeRow(("bit",), "boolean", _BASIC, where="length=1"),
-    TypeRow(("bit",), "bytes", _BASIC, name="io.debezium.data.Bits", params=(("length", "{length}"),), where="length>1"),
+    TypeRow(("bit",), "bytes", _BASIC, name=BITS_NAME, params=(("length", "{length}"),), where="length>1"),
     TypeRow(("tinyint",), "int16", _UNSIGNED, where="unsigned"),
     TypeRow(("tinyint",), "int16", _BASIC, where="signed", until=MAIN),
     TypeRow(("tinyint",), "int8", "debezium/debezium#7669 (dbz#2235, 2026-07-16, unreleased)", where="signed", since=MAIN),
@@ -84,22 +101,22 @@ MYSQL_ROWS: Final[tuple[TypeRow, ...]] = (
     TypeRow(_BINARY, "string", _BASIC, setting=BINARY_MODE, value="base64"),
     TypeRow(_BINARY, "string", _BASIC, setting=BINARY_MODE, value="base64-url-safe"),
     TypeRow(_BINARY, "string", _BASIC, setting=BINARY_MODE, value="hex"),
-    TypeRow(("json",), "string", _BASIC, name="io.debezium.data.Json"),
-    TypeRow(("enum",), "string", _BASIC, name="io.debezium.data.Enum", params=(("allowed", "{values}"),)),
-    TypeRow(("set",), "string", _BASIC, name="io.debezium.data.EnumSet", params=(("allowed", "{values}"),)),
+    TypeRow(("json",), "string", _BASIC, name=JSON_NAME),
+    TypeRow(("enum",), "string", _BASIC, name=ENUM_NAME, params=(("allowed", "{values}"),)),
+    TypeRow(("set",), "string", _BASIC, name=ENUM_SET_NAME, params=(("allowed", "{values}"),)),
     # --- temporal ---------------------------------------------------------------------------
-    TypeRow(("year",), "int32", _BASIC, name="io.debezium.time.Year"),
-    TypeRow(("timestamp",), "string", _BASIC, name="io.debezium.time.ZonedTimestamp"),
-    TypeRow(("date",), "int32", _TEMPORAL, name="org.apache.kafka.connect.data.Date", setting=TIME_MODE, value="connect"),
-    TypeRow(("date",), "int32", _TEMPORAL, name="io.debezium.time.Date"),
+    TypeRow(("year",), "int32", _BASIC, name=YEAR_NAME),
+    TypeRow(("timestamp",), "string", _BASIC, name=ZONED_TIMESTAMP_NAME),
+    TypeRow(("date",), "int32", _TEMPORAL, name=CONNECT_DATE_NAME, setting=TIME_MODE, value="connect"),
+    TypeRow(("date",), "int32", _TEMPORAL, name=DEBEZIUM_DATE_NAME),
     # Kafka's Time logical type is INT32 (the documentation's table says INT64; the connector
     # uses org.apache.kafka.connect.data.Time.builder(), which is int32 milliseconds)
-    TypeRow(("time",), "int32", _TEMPORAL, name="org.apache.kafka.connect.data.Time", setting=TIME_MODE, value="connect"),
-    TypeRow(("time",), "int32", "JdbcValueConverters (adaptive)", name="io.debezium.time.Time", where="length<=3", setting=TIME_MODE, value="adaptive"),
-    TypeRow(("time",), "int64", _TEMPORAL, name="io.debezium.time.MicroTime"),
-    TypeRow(("datetime",), "int64", _TEMPORAL, name="org.apache.kafka.connect.data.Timestamp", setting=TIME_MODE, value="connect"),
-    TypeRow(("datetime",), "int64", _TEMPORAL, name="io.debezium.time.Timestamp", where="length<=3"),
-    TypeRow(("datetime",), "int64", _TEMPORAL, name="io.debezium.time.MicroTimestamp"),
+    TypeRow(("time",), "int32", _TEMPORAL, name=CONNECT_TIME_NAME, setting=TIME_MODE, value="connect"),
+    TypeRow(("time",), "int32", "JdbcValueConverters (adaptive)", name=DEBEZIUM_TIME_NAME, where="length<=3", setting=TIME_MODE, value="adaptive"),
+    TypeRow(("time",), "int64", _TEMPORAL, name=MICRO_TIME_NAME),
+    TypeRow(("datetime",), "int64", _TEMPORAL, name=CONNECT_TIMESTAMP_NAME, setting=TIME_MODE, value="connect"),
+    TypeRow(("datetime",), "int64", _TEMPORAL, name=DEBEZIUM_TIMESTAMP_NAME, where="length<=3"),
+    TypeRow(("datetime",), "int64", _TEMPORAL, name=MICRO_TIMESTAMP_NAME),
     # --- spatial ----------------------------------------------------------------------------
     TypeRow(("point",), "struct:point", "mysql-spatial-types (MySqlValueConverters: Point)"),
     TypeRow(_GEOMETRY, "struct:geometry", "mysql-spatial-types"),

@@ -22,6 +22,19 @@ from typing import Any, Final
 from contracts.derive.model import Column, Default
 from contracts.derive.typemap import Version
 from contracts.errors import InputError
+from contracts.logical import (
+    CONNECT_DATE_NAME,
+    CONNECT_TIME_NAME,
+    CONNECT_TIMESTAMP_NAME,
+    DEBEZIUM_DATE_NAME,
+    DEBEZIUM_TIME_NAME,
+    DEBEZIUM_TIMESTAMP_NAME,
+    DECIMAL_NAME,
+    MICRO_TIME_NAME,
+    MICRO_TIMESTAMP_NAME,
+    YEAR_NAME,
+    ZONED_TIMESTAMP_NAME,
+)
 from contracts.schema import MISSING, ConnectSchema
 
 _EPOCH: Final = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
@@ -82,7 +95,7 @@ def _expression(
         if schema.type in ("int16", "int32", "int64"):
             return 0
     if default.text == "CURRENT_TIMESTAMP" and dialect != "postgres":
-        if schema.name == "io.debezium.time.ZonedTimestamp":
+        if schema.name == ZONED_TIMESTAMP_NAME:
             return "1970-01-01T00:00:00Z"
         if schema.name in _TEMPORAL_NAMES:
             return 0
@@ -160,12 +173,12 @@ def _zoned(text: str, _schema: ConnectSchema, _default: Default) -> str:
 
 _TEMPORAL_NAMES: Final = frozenset(
     {
-        "io.debezium.time.Date",
-        "io.debezium.time.Timestamp",
-        "io.debezium.time.MicroTimestamp",
-        "io.debezium.time.ZonedTimestamp",
-        "org.apache.kafka.connect.data.Date",
-        "org.apache.kafka.connect.data.Timestamp",
+        DEBEZIUM_DATE_NAME,
+        DEBEZIUM_TIMESTAMP_NAME,
+        MICRO_TIMESTAMP_NAME,
+        ZONED_TIMESTAMP_NAME,
+        CONNECT_DATE_NAME,
+        CONNECT_TIMESTAMP_NAME,
     }
 )
 
@@ -179,15 +192,15 @@ _CONVERTERS: Final[Mapping[str, Callable[[str, ConnectSchema, Default], Any]]] =
     "double": _float,
     "boolean": _bool,
     "string": _string,
-    "org.apache.kafka.connect.data.Decimal": _decimal,
-    "io.debezium.time.Date": _epoch_days,
-    "org.apache.kafka.connect.data.Date": _epoch_days,
-    "io.debezium.time.Timestamp": _millis,
-    "org.apache.kafka.connect.data.Timestamp": _millis,
-    "io.debezium.time.MicroTimestamp": _micro_ts,
-    "io.debezium.time.ZonedTimestamp": _zoned,
-    "io.debezium.time.MicroTime": lambda t, _s, _d: _time_micros(t),
-    "io.debezium.time.Time": lambda t, _s, _d: _time_micros(t) // 1_000,
-    "org.apache.kafka.connect.data.Time": lambda t, _s, _d: _time_micros(t) // 1_000,
-    "io.debezium.time.Year": _int,
+    DECIMAL_NAME: _decimal,
+    DEBEZIUM_DATE_NAME: _epoch_days,
+    CONNECT_DATE_NAME: _epoch_days,
+    DEBEZIUM_TIMESTAMP_NAME: _millis,
+    CONNECT_TIMESTAMP_NAME: _millis,
+    MICRO_TIMESTAMP_NAME: _micro_ts,
+    ZONED_TIMESTAMP_NAME: _zoned,
+    MICRO_TIME_NAME: lambda t, _s, _d: _time_micros(t),
+    DEBEZIUM_TIME_NAME: lambda t, _s, _d: _time_micros(t) // 1_000,
+    CONNECT_TIME_NAME: lambda t, _s, _d: _time_micros(t) // 1_000,
+    YEAR_NAME: _int,
 }

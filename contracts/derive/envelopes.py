@@ -26,6 +26,7 @@ from typing import Any, Final
 
 from contracts.derive.typemap import Version, show_version
 from contracts.errors import InputError, SchemaError
+from contracts.logical import ENUM_NAME
 from contracts.schema import ConnectSchema, parse_connect, primitive, struct
 
 _STRING: Final = primitive("string")
@@ -57,7 +58,7 @@ def _snapshot(values: str) -> ConnectSchema:
     return ConnectSchema(
         type="string",
         optional=True,
-        name="io.debezium.data.Enum",
+        name=ENUM_NAME,
         version=1,
         parameters=(("allowed", values),),
         default="false",

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from contracts.errors import InputError
+from contracts.logical import GEOGRAPHY_NAME, GEOMETRY_NAME, POINT_NAME, VARIABLE_DECIMAL_NAME
 from contracts.schema import ConnectSchema, primitive, struct
 from contracts.sqltypes import SqlType
 
@@ -160,12 +161,12 @@ def _geometry(name: str, doc: str, point: bool = False) -> ConnectSchema:
 
 #: Composite schemas (``struct:<shape>``, ``map:<shape>``) as Debezium's builders make them.
 SHAPES: Final[Mapping[str, ConnectSchema]] = {
-    "geometry": _geometry("io.debezium.data.geometry.Geometry", "Geometry"),
-    "geography": _geometry("io.debezium.data.geometry.Geography", "Geography"),
-    "point": _geometry("io.debezium.data.geometry.Point", "Geometry (POINT)", point=True),
+    "geometry": _geometry(GEOMETRY_NAME, "Geometry"),
+    "geography": _geometry(GEOGRAPHY_NAME, "Geography"),
+    "point": _geometry(POINT_NAME, "Geometry (POINT)", point=True),
     "variable_scale_decimal": struct(
         [primitive("int32", field="scale"), primitive("bytes", field="value")],
-        name="io.debezium.data.VariableScaleDecimal",
+        name=VARIABLE_DECIMAL_NAME,
         version=1,
         doc="Variable scaled decimal",
     ),

@@ -304,7 +304,7 @@ class ConnectEnvelopeFormat(Format):
         code = at(payload, spec.ops.at)
         op, _ = spec.ops.read(code)
         if op is None:
-            raise DecodeError(spec.ops.unknown(code), f"{where} {self._op_path}")
+            raise DecodeError(spec.unknown_op(code), f"{where} {self._op_path}")
         table = self.table_of(payload, where)
         return Facts(
             op=op,

@@ -106,7 +106,7 @@ def parse_row(cells: list[str], names: list[str], where: str) -> CsvRow:
         )
     op, _ = SPEC.ops.read(cells[-3])
     if op is None:
-        raise InputError(SPEC.ops.unknown(cells[-3]), f"{where} $[{3 * x}]")
+        raise InputError(SPEC.unknown_op(cells[-3]), f"{where} $[{3 * x}]")
     cursor = parse_json_text(cells[-2], where, f"$[{3 * x + 1}]", "cursor")
     before: dict[str, str | None] = {}
     after: dict[str, str | None] = {}

@@ -152,7 +152,7 @@ def parse_change(message: Message) -> ArcionS3Change:
     table = parse_table_name(doc.get("tableName"), where)
     op, _ = SPEC.ops.read(doc.get("opType"))
     if op is None:
-        raise InputError(SPEC.ops.unknown(doc.get("opType")), f"{where} $.opType")
+        raise InputError(SPEC.unknown_op(doc.get("opType")), f"{where} $.opType")
     cursor = parse_json_text(doc.get("cursor"), where, "$.cursor", "cursor")
     before_raw = require_dict(_or_empty(doc.get("before")), where, "$.before", "before")
     after_raw = require_dict(_or_empty(doc.get("after")), where, "$.after", "after")

@@ -432,7 +432,7 @@ def parse_canal(message: Message) -> CanalMessage:
     if not is_ddl:
         op, _ = SPEC.ops.read(type_)
         if op is None:
-            raise InputError(f"{SPEC.ops.unknown(type_)} or a DDL", f"{where} $.type")
+            raise InputError(SPEC.ops.unknown(type_, ("a DDL",)), f"{where} $.type")
         rows, delete_image = _row_pairs(
             op, _rows(doc, "data", where), _rows(doc, "old", where), where
         )

@@ -163,7 +163,7 @@ def parse_record(message: Message) -> OpenCdcRecord:
     doc = require_dict(message.value, where, "$", "an OpenCDC record")
     op, _ = SPEC.ops.read(doc.get("operation"))
     if op is None:
-        raise InputError(SPEC.ops.unknown(doc.get("operation")), f"{where} $.operation")
+        raise InputError(SPEC.unknown_op(doc.get("operation")), f"{where} $.operation")
     for path in SPEC.base64:
         text = at(doc, path)
         if text is not None:

@@ -136,7 +136,7 @@ def parse_record(message: Message) -> SharePlexRecord:
         )
     op, control = SPEC.ops.read(op_text)
     if op is None and control is None:
-        raise InputError(SPEC.ops.unknown(op_text), f"{where} $.meta.op")
+        raise InputError(SPEC.unknown_op(op_text), f"{where} $.meta.op")
     data = _image(doc, "data", where)
     key = _image(doc, "key", where)
     table = read_table(SPEC.table, doc, where)

@@ -213,10 +213,12 @@ class Ops:
         spelled = self.spelled(code)
         return self.codes.get(spelled), self.controls.get(spelled)
 
-    def unknown(self, code: Any) -> str:
-        """What to say about a code that is not known."""
+    def unknown(self, code: Any, also: tuple[str, ...] = ()) -> str:
+        """What to say about a code that is not known (``also``: more that would do)."""
         label = "op code" if self.at[-1] == "op" else self.at[-1]
-        return f"unknown {label} {code!r} (expected {', '.join([*self.codes, *self.controls])})"
+        known = [*self.codes, *self.controls, *also]
+        said = ", ".join(known[:-1]) + f" or {known[-1]}" if len(known) > 1 else known[0]
+        return f"unknown {label} {code!r} (expected {said})"
 
 
 @dataclass(frozen=True, slots=True)
@@ -478,6 +480,16 @@ class FormatSpec:
             paths.append(self.images.exists.at)
         paths += list(self.required)
         return tuple(dict.fromkeys(p[0] for p in paths if p))
+
+    def unknown_op(self, code: Any) -> str:
+        """What to say about an op code neither :attr:`ops` nor a control rule knows."""
+        also = [
+            v
+            for c in self.controls
+            if isinstance(c.when, Equals) and c.when.at == self.ops.at
+            for v in sorted(c.when.values, key=str)
+        ]
+        return self.ops.unknown(code, tuple(str(v) for v in also))
 
     def control_of(self, doc: Any, op: Op | None) -> Control | None:
         """The control rule a message's envelope ``doc`` matches (None: a row change)."""
