@@ -54,7 +54,7 @@ from spark_bindings.avro import HEADER_SIZE, MAGIC
 from spark_bindings.build import SpecDecoder, decoder_for
 from spark_bindings.context import Context
 from spark_bindings.expressions import Problem
-from spark_bindings.feed import Feed
+from spark_bindings.feed import ABSENT_TYPE, Feed
 from spark_bindings.frame import Frame
 from spark_bindings.parse import BAD_JSON_COL, Decoder, envelope_column
 from spark_bindings.schema import quoted
@@ -290,6 +290,8 @@ def _castable(source: DataType, target: DataType) -> bool:
 
 #: Working columns and fields (the parsed struct carries what the feed needs past the parse).
 _ID_COL: Final = "__cdc_avro_id"
+#: The message's writer schema id, carried past the parse.
+_WRITER: Final = "__cdc_avro_writer"
 _FRAME_COL: Final = "__cdc_avro_frame"
 _KEY_ID_COL: Final = "__cdc_avro_key_id"
 _KEY_FRAMED_COL: Final = "__cdc_avro_key_framed"
@@ -404,7 +406,7 @@ class AvroFramed(Decoder):
         env, ok = self._pick(self.plan.values, _ID_COL, _value_col, target)
         error = F.coalesce(F.col(_FRAME_COL), F.when(~ok, _malformed(F.col(_ID_COL))))
         parts = [env[f.name].alias(f.name) for f in target.fields]
-        parts.append(error.alias(_ERROR))
+        parts += [error.alias(_ERROR), F.col(_ID_COL).alias(_WRITER)]
         if self.uses_key:
             key, key_ok = self._pick(self.plan.keys, _KEY_ID_COL, _key_col, ctx.key_wire)
             framed, key_id = F.col(_KEY_FRAMED_COL), F.col(_KEY_ID_COL)
@@ -440,7 +442,7 @@ class AvroFramed(Decoder):
 
         names = self.inner.envelope_type(ctx).fieldNames()
         keep = [F.col(quoted(c)) for c in df.columns if c != PARSED_COL]
-        extra = [_ERROR]
+        extra = [_ERROR, _WRITER]
         if self.uses_key:
             extra += [_KEY, _KEY_ERROR]
         return df.select(
@@ -465,11 +467,65 @@ class AvroFramed(Decoder):
 
     def feed(self, j: Column, key_text: Column | None, ctx: Context) -> Feed:
         feed = self.inner.feed(j, None, ctx)
+        feed = replace(feed, absent=self.absent(feed, ctx))
         if not self.uses_key:
             return feed
         key = ctx.key_from_image(ctx.json_key(F.col(_KEY), "$key").value)
         problem = Problem("$key", F.col(_KEY_ERROR), F.col(_KEY_ERROR).isNotNull())
         return replace(feed, key=F.coalesce(key, feed.key), problems=(*feed.problems, problem))
+
+    def absent(self, feed: Feed, ctx: Context) -> Column:
+        """The contract's columns a message's writer schema has no field for (an older
+        version): absent from its images, as the core's decoder leaves them out."""
+        images = self.inner.spec.images
+        columns = ctx.row.field_names()
+        out: Column = F.array().cast(ABSENT_TYPE)
+        for schema_id, schema in _readable(self.plan.values):
+            known = _image_fields(json.loads(schema), images.after[0])
+            missing = [c for c in columns if known is not None and c not in known]
+            if not missing:
+                continue
+            listed = [
+                F.when(side.isNotNull(), F.lit(f"{label}.{c}"))
+                for label, side in (("before", feed.before), ("after", feed.after))
+                for c in missing
+            ]
+            found = F.filter(F.array(*listed), lambda x: x.isNotNull())
+            out = F.when(F.col(_WRITER) == F.lit(schema_id), found).otherwise(out)
+        return out
+
+
+def _image_fields(avro: Any, name: str) -> set[str] | None:
+    """The field names of the row record in an envelope record's field ``name`` (None when
+    the writer has no such field); a record named earlier is referred to by its name."""
+    records: dict[str, Any] = {}
+
+    def collect(node: Any, namespace: str) -> None:
+        if isinstance(node, list):
+            for n in node:
+                collect(n, namespace)
+        elif isinstance(node, dict):
+            space = node.get("namespace", namespace)
+            if node.get("type") == "record":
+                short = str(node.get("name", ""))
+                records[short] = records[f"{space}.{short}" if space else short] = node
+                for f in node.get("fields", []):
+                    collect(f.get("type"), space)
+            else:
+                for key in ("items", "values"):
+                    collect(node.get(key), space)
+
+    collect(avro, "")
+    if not isinstance(avro, dict):
+        return None
+    for f in avro.get("fields", []):
+        if isinstance(f, dict) and f.get("name") == name:
+            types = f.get("type")
+            for t in types if isinstance(types, list) else [types]:
+                found = records.get(t) if isinstance(t, str) else t
+                if isinstance(found, dict) and found.get("type") == "record":
+                    return {str(x.get("name")) for x in found.get("fields", [])}
+    return None
 
 
 def _readable(writers: Sequence[Writer]) -> list[tuple[int, str]]:
