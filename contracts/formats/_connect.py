@@ -305,7 +305,7 @@ class ConnectEnvelopeFormat(Format):
         op, _ = spec.ops.read(code)
         if op is None:
             raise DecodeError(spec.unknown_op(code), f"{where} {self._op_path}")
-        table = self.table_of(payload, where)
+        table = self.payload_table(payload, where)
         return Facts(
             op=op,
             table=table or TableId(),
@@ -314,7 +314,7 @@ class ConnectEnvelopeFormat(Format):
             position=read_position(spec.position, payload, where, "$.payload"),
         )
 
-    def table_of(self, payload: Mapping[str, Any], where: str) -> TableId | None:
+    def payload_table(self, payload: Mapping[str, Any], where: str) -> TableId | None:
         """The table a payload names (interned: the same parts give the same TableId)."""
         return read_table(self.spec.table, payload, where, "$.payload")
 
@@ -328,7 +328,7 @@ class ConnectEnvelopeFormat(Format):
 
     def _table_or_none(self, payload: Mapping[str, Any]) -> TableId | None:
         try:
-            return self.table_of(payload, "")
+            return self.payload_table(payload, "")
         except DecodeError:
             return None
 

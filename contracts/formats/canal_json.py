@@ -662,8 +662,8 @@ class CanalJson(Format):
     def table_of(self, message: Message) -> TableId | None:
         # The FlatMessage's database and table, read as parse_canal reads them.
         doc = require_dict(message.value, message.where, "$", "a Canal FlatMessage")
-        table = TableId(_opt_str(doc.get("database")), None, _opt_str(doc.get("table")))
-        return table if table.qualified() else None
+        table = read_table(SPEC.table, doc, message.where)
+        return table if table is not None and table.qualified() else None
 
     def normalize(self, message: Message, contract: Contract | None = None) -> list[Normalized]:
         msg = parse_canal(message)
