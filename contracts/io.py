@@ -550,7 +550,7 @@ def _json_documents(text: _Text, name: str, on_error: ErrorSink | None) -> Itera
         start = text.skip_space(pos)
         if start >= len(text.buf):
             return
-        if _is_status_line(text.buf[start : start + 1].encode()):
+        if text.buf.startswith("%", start):  # a kcat status line (see _is_status_line)
             pos = _line_end(text, start)
             continue
         start_line = text.line_at(start)
@@ -579,6 +579,12 @@ def _damaged_document(
 ) -> tuple[InputError, int]:
     """The error for a document that does not parse, and where reading resumes."""
     start_line = text.line_at(start)
+    after_junk = _past_undecodable(text.buf, start)
+    if after_junk > start and text.buf.startswith(("{", "["), after_junk):
+        # bytes that are not UTF-8 before a document: one error, and the document is skipped
+        end = text.bracket_end(after_junk)
+        resume = end if end is not None else (text.opener_after(start) or len(text.buf))
+        return InputError("input is not UTF-8 text", f"{name}:{start_line}"), resume
     if err.msg == "nested too deeply":
         end = text.bracket_end(start)
         return too_deep(f"{name}:{start_line}"), end if end is not None else len(text.buf)
@@ -599,6 +605,14 @@ def _damaged_document(
     if text.buf[start] not in "[{":
         resume = _line_end(text, start)
     return InputError(f"malformed JSON: {err.msg}", f"{name}:{text.line_at(err.pos)}"), resume
+
+
+def _past_undecodable(buf: str, pos: int) -> int:
+    """The first position at or after ``pos`` that is not an undecodable byte (the
+    surrogate escapes ``\udc80``-``\udcff`` the reader keeps them as)."""
+    while pos < len(buf) and "\udc80" <= buf[pos] <= "\udcff":
+        pos += 1
+    return pos
 
 
 def _json_array(text: _Text, name: str, on_error: ErrorSink | None) -> Iterator[Message]:

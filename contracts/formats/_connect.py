@@ -990,7 +990,10 @@ def is_envelope_schema(schema: Any, required: Iterable[str]) -> bool:
     fields = schema.get("fields")
     if not isinstance(fields, list):
         return False
-    names = {f.get("field") for f in fields if isinstance(f, dict)}
+    # a field name that is not text (a damaged message) names nothing, and is unhashable
+    names = {
+        f.get("field") for f in fields if isinstance(f, dict) and isinstance(f.get("field"), str)
+    }
     return all(r in names for r in required)
 
 

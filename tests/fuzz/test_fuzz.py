@@ -48,6 +48,11 @@ def test_a_crash_site_is_one_located_error_and_the_run_goes_on(case: dict[str, A
     assert (events, error_count) == (case["events"], case["errors"])
     assert normalize.out.count(b"\n") == events  # the messages after the bad one are written
     assert case["error"].replace("FILE", str(path)) in infer.err
+    if "contract" in case:  # validate judges the same bytes alike: same status, same place
+        validate = run_cli(["validate", str(ROOT / case["contract"]), str(path)])
+        assert validate.code == normalize.code, validate.err
+        located = case["error"].removeprefix("error: ").replace("FILE", str(path))
+        assert located in validate.out.decode() + validate.err
 
 
 def test_validate_and_normalize_judge_the_same_bytes_alike(tmp_path: Path) -> None:
