@@ -110,9 +110,10 @@ def test_a_closed_pipe_downstream_exits_quietly_with_141(tmp_path: Path) -> None
 
 
 def test_a_fixed_seed_campaign_finds_nothing() -> None:
-    """A small run of the campaign ``make fuzz`` runs long (same operators, seed 7); kept to
-    about 30 s on a loaded 2-core machine (preparing the seeds takes about half of it)."""
+    """A small run of the campaign ``make fuzz`` runs long (same operators, seed 7; runs in
+    this process, one mutant in ten also in forks that must agree); kept to about 20 s on a
+    loaded 2-core machine."""
     began = time.time()
-    outcome = fuzzing.campaign(mutants=30, seconds=15, seed=7, jobs=1)
-    assert outcome.mutants >= 12, f"only {outcome.mutants} mutants in {time.time() - began:.0f} s"
+    outcome = fuzzing.campaign(mutants=300, seconds=15, seed=7, jobs=1)
+    assert outcome.mutants >= 100, f"only {outcome.mutants} mutants in {time.time() - began:.0f} s"
     assert [(f.seed, f.op, f.problems) for f in outcome.failures] == []
