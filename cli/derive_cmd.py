@@ -205,7 +205,8 @@ def _report(
         f"{where}\n"
     )
     if result.skipped:
-        shown = ", ".join(f"{k} {n}" for k, n in sorted(result.skipped.items()))
-        sys.stderr.write(f"statements that define no table columns (skipped): {shown}\n")
+        from contracts.derive.gate import skipped_note
+
+        sys.stderr.write(f"note: {skipped_note(result.skipped)}\n")
     for note in result.notes:
         sys.stderr.write(f"note: {note}\n")

@@ -326,16 +326,22 @@ def _check_git(
     )
     baseline: dict[str, bytes | str] = dict(base.texts)
     derive = gate.config.derive
+    notes: list[str] = []
     if derive is not None:  # contracts derived from the repository's DDL, at both sides
-        from contracts.derive.gate import INDEX, WORKTREE, derived_texts
+        from collections import Counter
 
-        now = derived_texts(derive, gate.config.base_dir, INDEX if staged else WORKTREE)
-        current.update(now)
+        from contracts.derive.gate import INDEX, WORKTREE, derived_texts, skipped_note
+
+        passed: Counter[str] = Counter()
+        side = INDEX if staged else WORKTREE
+        current.update(derived_texts(derive, gate.config.base_dir, side, passed))
         baseline.update(derived_texts(derive, gate.config.base_dir, ref))
+        if passed:
+            notes.append(skipped_note(passed, f"derive.from_ddl {derive.from_ddl}"))
     if not current and not baseline:
         raise _no_contracts(directory, f"git:{ref}")
     found = compare_catalog(current, baseline, level, f"git:{ref}", ref, **gate.judging())
-    return found.entries, found.skipped
+    return found.entries, found.skipped + notes
 
 
 def _check_registry(

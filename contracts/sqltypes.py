@@ -31,11 +31,14 @@ _SQLGLOT_DIALECT: Final[Mapping[Dialect, str]] = {
 
 @dataclass(frozen=True, slots=True)
 class Token:
-    """One SQL token: its sqlglot kind (``VAR``, ``STRING``, ``L_PAREN`` ...), text and line."""
+    """One SQL token: its sqlglot kind (``VAR``, ``STRING``, ``L_PAREN`` ...), text and line;
+    ``start``/``end`` locate it in the text given to :func:`tokenize` (-1: not known)."""
 
     kind: str
     text: str
     line: int
+    start: int = field(default=-1, compare=False)
+    end: int = field(default=-1, compare=False)
 
     @property
     def upper(self) -> str:
@@ -84,8 +87,12 @@ STRING_KINDS: Final = frozenset(
 )
 
 
-def tokenize(text: str, dialect: Dialect, source: str = "sql", first_line: int = 1) -> list[Token]:
-    """The tokens of SQL ``text`` (comments dropped); a lexical error names ``source:line``."""
+def tokenize(
+    text: str, dialect: Dialect, source: str = "sql", first_line: int = 1, offset: int = 0
+) -> list[Token]:
+    """The tokens of SQL ``text`` (comments dropped); a lexical error names ``source:line``.
+
+    A token's ``start``/``end`` are character offsets in ``text``, plus ``offset``."""
     from sqlglot.dialects.dialect import Dialect as SqlglotDialect
     from sqlglot.errors import TokenError
 
@@ -102,12 +109,13 @@ def tokenize(text: str, dialect: Dialect, source: str = "sql", first_line: int =
         if kind == "STRING" and out and out[-1].kind in _COMMANDS:
             # sqlglot keeps the rest of a command statement (RENAME TABLE a TO b) as one
             # string: read it as the tokens it is
-            out.extend(tokenize(t.text, dialect, source, out[-1].line))
+            out.extend(tokenize(t.text, dialect, source, out[-1].line, offset + t.start))
         elif kind not in _NOT_WORDS and kind != "IDENTIFIER" and " " in t.text.strip():
             # sqlglot merges some phrases (PRIMARY KEY, DOUBLE PRECISION): one token per word
-            out.extend(Token("VAR", word, line) for word in t.text.split())
+            start, end = offset + t.start, offset + t.end
+            out.extend(Token("VAR", word, line, start, end) for word in t.text.split())
         else:
-            out.append(Token(kind, t.text, line))
+            out.append(Token(kind, t.text, line, offset + t.start, offset + t.end))
     return out
 
 

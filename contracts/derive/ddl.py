@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from contracts.derive.model import Column, Default, Key, Table
+from contracts.derive.opaque import client_delimiters, marked, refusal, routine_word, with_bodies
 from contracts.errors import InputError
 from contracts.sqltypes import (
     CONSTRAINT_WORDS,
@@ -67,10 +68,18 @@ class Catalog:
 
 
 def apply_sql(catalog: Catalog, text: str, source: str = "sql", first_line: int = 1) -> None:
-    """Apply every statement of ``text`` to ``catalog`` (``source`` names it in errors)."""
+    """Apply every statement of ``text`` to ``catalog`` (``source`` names it in errors).
+
+    A statement that may change a table in a way derive cannot read (a DO block, a routine
+    body or dynamic SQL holding DDL, :mod:`contracts.derive.opaque`) is an error, unless its
+    author marked it to be skipped."""
+    if catalog.dialect != "postgres":
+        text = client_delimiters(text)
     tokens = tokenize(text, catalog.dialect, source, first_line)
-    for statement in split_statements(tokens):
-        _Statement(catalog, statement, source).apply()
+    since = 0
+    for statement in with_bodies(split_statements(tokens)):
+        _Statement(catalog, statement, source, (text, first_line, since)).apply()
+        since = statement[-1].end + 1
 
 
 def split_statements(tokens: Sequence[Token]) -> list[list[Token]]:
@@ -100,11 +109,19 @@ _NOW_WORDS: Final = frozenset(
 class _Statement:
     """One statement being applied: a cursor over its tokens, with the catalog it changes."""
 
-    def __init__(self, catalog: Catalog, tokens: list[Token], source: str) -> None:
+    def __init__(
+        self,
+        catalog: Catalog,
+        tokens: list[Token],
+        source: str,
+        text: tuple[str, int, int] = ("", 1, 0),
+    ) -> None:
         self.catalog = catalog
         self.dialect = catalog.dialect
         self.tokens = tokens
         self.source = source
+        #: the script's text, its first line number, where this statement's preamble begins
+        self.text, self.first_line, self.since = text
         self.i = 0
 
     # --- cursor ----------------------------------------------------------------------------
@@ -200,11 +217,28 @@ class _Statement:
     # --- dispatch ----------------------------------------------------------------------------
 
     def apply(self) -> None:
+        refused = refusal(self.tokens, self.text, self.first_line, self.dialect)
+        if refused is not None:
+            if not marked(self.text, self.since, self.tokens):
+                raise DdlError(refused.what, f"{self.source}:{refused.line}")
+            self.catalog.skipped[f"{self._head()} (marked derive-skip)"] += 1
+            return
         handler = self._handler()
         if handler is None:
-            self.catalog.skipped[" ".join(t.upper for t in self.tokens[:2])] += 1
+            self.catalog.skipped[self._head()] += 1
             return
         handler()
+
+    def _head(self) -> str:
+        """The statement's leading keywords (``GRANT``, ``COMMENT ON``, ``CREATE FUNCTION``)."""
+        routine = routine_word(self.tokens)
+        if routine is not None:
+            return f"CREATE {routine}"
+        words = [self.tokens[0].upper]
+        second = self.tokens[1] if len(self.tokens) > 1 else None
+        if second is not None and second.is_word and second.kind not in ("VAR", "IDENTIFIER"):
+            words.append(second.upper)
+        return " ".join(words)
 
     def _handler(self) -> Callable[[], None] | None:
         first = self.up()
@@ -255,7 +289,7 @@ class _Statement:
         elif self.accept("DOMAIN"):
             self._create_domain()
         else:
-            self.catalog.skipped[f"CREATE {self.up()}".strip()] += 1
+            self.catalog.skipped[self._head()] += 1
 
     def _create_table(self) -> None:
         start = self.where()

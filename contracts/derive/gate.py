@@ -12,6 +12,8 @@ so reports name the DDL it came from.
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Final
 
@@ -41,9 +43,26 @@ def request_of(settings: DeriveSettings) -> DeriveRequest:
     )
 
 
-def derived_texts(settings: DeriveSettings, base_dir: Path, side: str) -> dict[str, bytes]:
+def skipped_note(skipped: Mapping[str, int], where: str = "") -> str:
+    """One line saying which statements derive skipped (they cannot change a table)."""
+    shown = ", ".join(f"{head} {n}" for head, n in sorted(skipped.items()))
+    count = sum(skipped.values())
+    said = (
+        f"{count} statement{'s' if count != 1 else ''} that cannot change a table's columns "
+        f"or keys skipped ({shown})"
+    )
+    return f"{where}: {said}" if where else said
+
+
+def derived_texts(
+    settings: DeriveSettings,
+    base_dir: Path,
+    side: str,
+    skipped: Counter[str] | None = None,
+) -> dict[str, bytes]:
     """``{"<ddl path>:<name>": contract YAML}`` derived from the DDL on ``side``: the working
-    tree, the git index, or a git ref (where the DDL may not exist yet: no contracts)."""
+    tree, the git index, or a git ref (where the DDL may not exist yet: no contracts).
+    The statements skipped on the way are counted into ``skipped`` when given."""
     from contracts.diff.catalog import git_repo
 
     path = (base_dir / settings.from_ddl).resolve()
@@ -55,6 +74,8 @@ def derived_texts(settings: DeriveSettings, base_dir: Path, side: str) -> dict[s
     request = request_of(settings)
     if side == WORKTREE:
         result = derive_from_ddl(path, request)
+        if skipped is not None:
+            skipped.update(result.skipped)
     else:
         found = _sql_at(repo.root, anchor, ddl_rel, path.is_dir(), side)
         if not found:
@@ -70,6 +91,8 @@ def derived_texts(settings: DeriveSettings, base_dir: Path, side: str) -> dict[s
             applied = [SqlScript(label(ddl_rel), found[ddl_rel])]
         for script in applied:
             apply_sql(catalog, script.text, script.label)
+        if skipped is not None:
+            skipped.update(catalog.skipped)
         if not catalog.table_list():
             return {}
         result = contracts_for(catalog.table_list(), request)
