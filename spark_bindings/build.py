@@ -125,6 +125,9 @@ class SpecDecoder(Decoder):
         # text images read straight from the parse: their texts can be staged over it
         self.texts_from_parse = spec.images.values == "text" and spec.rows is None
         self._envelopes: dict[int, tuple[Context, StructType]] = {}
+        # plain JSON images (no raw bytes): each value's text (a string's content, another
+        # value's JSON text) read with the text rules, as the core reads a JSON string
+        self.plain_json = spec.images.values == "json" and spec.images.raw is None
 
     # --- the wire schema ----------------------------------------------------------------------
 
@@ -146,7 +149,7 @@ class SpecDecoder(Decoder):
             return ctx.row_wire
         if images.values == "text" and images.exists is not None:
             return ctx.row_text
-        if images.values == "text":
+        if images.values == "text" or self.plain_json:
             return MapType(S, S)  # the columns a message leaves out stay visible
         return S
 
@@ -631,7 +634,7 @@ class SpecDecoder(Decoder):
                 problems=list(decoded.problems),
                 where=where,
             )
-        if images.values != "text":
+        if images.values != "text" and not self.plain_json:
             raise NotImplementedError(
                 f"{self.name}: {images.values} images need a Spark module (spark_bindings/formats)"
             )

@@ -54,6 +54,8 @@ FORMATS: Final[dict[str, Entry]] = {
     "canal-json": Entry("canal_json", "CanalJson"),
     "dts-avro": Entry("dts_avro", "DtsAvro"),
     "opencdc-json": Entry("opencdc_json", "OpencdcJson", spark="opencdc_json"),
+    "maxwell-json": Entry("maxwell_json", "MaxwellJson"),
+    "ogg-json": Entry("ogg_json", "OggJson"),
 }
 
 _loaded: dict[str, Format] = {}
