@@ -40,6 +40,14 @@ CASES = [
     ("shareplex-json", "dts-examples.json", "dts-examples.expected.yaml"),
     ("opencdc-json", "conduit-structured.jsonl", "conduit-structured.typed.expected.yaml"),
     ("opencdc-json", "conduit-structured.jsonl", "conduit-structured.expected.yaml"),
+    ("maxwell-json", "flink-maxwell-data.txt", "flink-maxwell-data.expected.yaml"),
+    ("maxwell-json", "maxwell-docs-bootstrap.jsonl", "maxwell-docs-bootstrap.expected.yaml"),
+    ("maxwell-json", "maxwell-docs-insert-ddl.jsonl", "maxwell-docs-insert-ddl.expected.yaml"),
+    ("maxwell-json", "maxwell-bootstrap-insert.jsonl", "maxwell-bootstrap-insert.expected.yaml"),
+    ("maxwell-json", "paimon-schemaevolution-2.jsonl", "paimon-schemaevolution-2.expected.yaml"),
+    ("ogg-json", "flink-ogg-data.txt", "flink-ogg-data.expected.yaml"),
+    ("ogg-json", "paimon-event-update.jsonl", "paimon-event-update.expected.yaml"),
+    ("ogg-json", "ogg-truncate.jsonl", "paimon-event-update.expected.yaml"),
 ]
 
 CSV_CASES = [
