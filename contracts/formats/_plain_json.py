@@ -211,9 +211,7 @@ class PlainJsonFormat(Format):
                 )
             )
         codec = RowCodec.of(contract)
-        partial = {
-            r.top for r in self.spec.images.rules(msg.op) if isinstance(r, Overlay)
-        }
+        partial = {r.top for r in self.spec.images.rules(msg.op) if isinstance(r, Overlay)}
         for path, image in msg.images.items():
             found += codec.check(image, dotted(path), where, full=path not in partial)
         return found

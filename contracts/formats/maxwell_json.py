@@ -116,4 +116,3 @@ class MaxwellJson(PlainJsonFormat):
             ]
         )
         return Derived(key=None, value=value)
-
