@@ -24,9 +24,17 @@ from contracts.contract import Contract
 from contracts.events import ControlKind, Op
 from contracts.formats._plain_json import PlainJsonFormat, names_array, row_struct
 from contracts.formats.base import Derived, Message
-from contracts.formats.spec import FormatSpec, Image, ImageRule, Images, Ops, Overlay, Position
+from contracts.formats.spec import (
+    FormatSpec,
+    Image,
+    ImageRule,
+    Images,
+    Ops,
+    Overlay,
+    Position,
+    Time,
+)
 from contracts.formats.spec import Table as TableRule
-from contracts.formats.spec import Time
 from contracts.schema import primitive, struct
 
 #: Maxwell ``type`` of a row change → canonical op.

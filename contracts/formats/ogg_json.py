@@ -23,9 +23,8 @@ from contracts.contract import Contract
 from contracts.events import Op
 from contracts.formats._plain_json import PlainJsonFormat, names_array, row_struct
 from contracts.formats.base import Derived, Message
-from contracts.formats.spec import FormatSpec, Image, ImageRule, Images, Ops, Position
+from contracts.formats.spec import FormatSpec, Image, ImageRule, Images, Ops, Position, Time
 from contracts.formats.spec import Table as TableRule
-from contracts.formats.spec import Time
 from contracts.schema import ConnectSchema, primitive, struct
 
 #: GoldenGate ``op_type`` → canonical op.
