@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Final
 
 from contracts.derive.model import Column, Default, Key, Table
@@ -516,7 +516,11 @@ class _Statement:
             self.i -= 1
         if self.i == start:
             raise self.error("DEFAULT needs a value")
-        return default_from_tokens(self.tokens[start : self.i])
+        tokens = self.tokens[start : self.i]
+        written = None
+        if tokens[0].start >= 0 and self.text:
+            written = self.text[tokens[0].start : tokens[-1].end + 1]
+        return default_from_tokens(tokens, written)
 
     # --- indexes, types, domains -------------------------------------------------------------
 
@@ -1071,8 +1075,18 @@ class _TableEditor:
 # --- defaults ---------------------------------------------------------------------------------
 
 
-def default_from_tokens(tokens: Sequence[Token]) -> Default:
-    """A ``DEFAULT`` expression as a literal or an expression (PostgreSQL casts are dropped)."""
+def default_from_tokens(tokens: Sequence[Token], written: str | None = None) -> Default:
+    """A ``DEFAULT`` expression as a literal, a function call or an expression (PostgreSQL
+    casts are dropped); ``written`` is its text as written (default: the tokens joined)."""
+    shown = " ".join(written.split()) if written else " ".join(t.text for t in tokens)
+    return replace(_default_of(tokens), written=shown)
+
+
+#: Calls that are not a function a connector could not evaluate.
+_NOT_FUNCTIONS: Final = frozenset({"CAST", "ARRAY", "INTERVAL"})
+
+
+def _default_of(tokens: Sequence[Token]) -> Default:
     toks = list(tokens)
     while len(toks) >= 2 and toks[0].kind == "L_PAREN" and toks[-1].kind == "R_PAREN":
         toks = toks[1:-1]
@@ -1102,9 +1116,28 @@ def default_from_tokens(tokens: Sequence[Token]) -> Default:
         return Default("expression", "CURRENT_TIMESTAMP")
     if toks and toks[0].upper == "NEXTVAL":
         return Default("expression", "nextval")
+    call = _called(toks)
+    if call is not None:
+        return Default("function", call)
     return Default("expression", " ".join(t.text for t in tokens))
+
+
+def _called(toks: Sequence[Token]) -> str | None:
+    """The (lower-case, possibly qualified) name of a function call the tokens begin with."""
+    name: list[str] = []
+    i = 0
+    while i < len(toks) and toks[i].is_word:
+        name.append(toks[i].text)
+        if i + 1 < len(toks) and toks[i + 1].kind == "DOT":
+            i += 2
+            continue
+        break
+    opens = i + 1 < len(toks) and toks[i + 1].kind == "L_PAREN"
+    if not name or not opens or name[0].upper() in _NOT_FUNCTIONS:
+        return None
+    return ".".join(name).lower()
 
 
 def parse_default_text(text: str, dialect: Dialect, where: str = "default") -> Default:
     """A default as a catalog reports it (``'abc'``, ``0``, ``nextval('s'::regclass)`` ...)."""
-    return default_from_tokens(tokenize(text, dialect, where))
+    return default_from_tokens(tokenize(text, dialect, where), text)

@@ -6,8 +6,22 @@ timestamp as epoch milli/microseconds, a zoned timestamp as ISO-8601 text. A ``N
 writes no default. ``CURRENT_TIMESTAMP`` on a MySQL temporal column becomes the epoch
 (``mysql-temporal-types``: "the value 1970-01-01 00:00:00 is used as the default value"); a
 PostgreSQL ``nextval(...)`` on a ``NOT NULL`` column becomes zero (Debezium's
-``AbstractRecordsProducerTest``: ``smallserial``/``bigserial`` default 0). Any other
-expression cannot be evaluated here and is an error naming the column: never a guess.
+``AbstractRecordsProducerTest``: ``smallserial``/``bigserial`` default 0).
+
+Any other PostgreSQL function default (``now()``, ``gen_random_uuid()``, ``clock_timestamp()``,
+``lower('X')``) and the SQL value functions (``CURRENT_TIMESTAMP``, ``CURRENT_DATE``,
+``LOCALTIMESTAMP`` ...) are never evaluated by the connector: from Debezium 2.0 on it writes a
+placeholder of the column's type instead (``PostgresDefaultValueConverter``: a default matching
+its function pattern, or one of its ``CURRENT_DATE_TIMES``, maps to the type's placeholder;
+DBZ-4137, DBZ-5384). The values are those Debezium's own
+``PostgresSchemaIT.shouldProperlyGetDefaultColumnValues`` expects (debezium/debezium
+``debezium-connector-postgres/src/test/java/io/debezium/connector/postgresql/PostgresSchemaIT.java``
+at f8df77a38a0af3843100fb8927ab9804d42e58f7): 0 for numbers, dates, times, timestamps and
+intervals, the epoch for ``timestamptz``, the zero UUID, ``""`` for text, ``{}`` for JSON. A
+type the converter has no mapper for (``bytea``, ``inet``, ``citext`` ...), an enum, and a
+variable-scale ``numeric`` (a Struct, KAFKA-12694) get no default. What earlier versions
+write is not known here: an error says so. Any other expression cannot be evaluated here and
+is an error naming the column and quoting the default as written: never a guess.
 """
 
 from __future__ import annotations
@@ -30,6 +44,7 @@ from contracts.logical import (
     DEBEZIUM_TIME_NAME,
     DEBEZIUM_TIMESTAMP_NAME,
     DECIMAL_NAME,
+    MICRO_DURATION_NAME,
     MICRO_TIME_NAME,
     MICRO_TIMESTAMP_NAME,
     YEAR_NAME,
@@ -52,7 +67,7 @@ def connect_default(
     default = column.default
     if default is None or default.kind == "null":
         return MISSING
-    if default.kind == "expression":
+    if default.kind in ("expression", "function"):
         return _expression(column, schema, default, dialect, version)
     convert = _CONVERTERS.get(schema.name or "") or _CONVERTERS.get(schema.type)
     if convert is None:
@@ -78,12 +93,20 @@ def _at_scale(text: str, column: Column) -> str:
     return str(value.quantize(decimal.Decimal(1).scaleb(-column.type.scale), decimal.ROUND_HALF_UP))
 
 
-def _cannot(column: Column, what: str) -> DefaultError:
-    shown = column.default.text if column.default is not None else ""
+def _cannot(column: Column, what: str, then: str = "") -> DefaultError:
+    default = column.default
+    shown = (default.written or default.text) if default is not None else ""
     return DefaultError(
-        f"column {column.name}: cannot derive the Connect default of DEFAULT {shown!r} for {what}",
+        f"column {column.name}: cannot derive the Connect default of DEFAULT {shown} for {what}"
+        + (then or _PROCEED),
         column.where or None,
     )
+
+
+_PROCEED: Final = (
+    "; derive does not guess it: write the default the connector gives into the derived "
+    "contract, or declare a literal default"
+)
 
 
 def _expression(
@@ -99,8 +122,63 @@ def _expression(
             return "1970-01-01T00:00:00Z"
         if schema.name in _TEMPORAL_NAMES:
             return 0
+    if dialect == "postgres" and (
+        default.kind == "function" or default.text == "CURRENT_TIMESTAMP"
+    ):
+        return _generated(column, schema, version)
     raise _cannot(column, "an expression (only literals, CURRENT_TIMESTAMP on MySQL and "
-                          "nextval on PostgreSQL are known)")  # fmt: skip
+                          "function defaults on PostgreSQL are known)")  # fmt: skip
+
+
+#: Debezium's placeholder for a PostgreSQL default it does not evaluate, by column type
+#: (the literal it then converts as it converts any literal default).
+_PG_PLACEHOLDERS: Final[Mapping[str, Default]] = {
+    "boolean": Default("boolean", "false"),
+    "smallint": Default("number", "0"),
+    "integer": Default("number", "0"),
+    "bigint": Default("number", "0"),
+    "real": Default("number", "0.0"),
+    "double precision": Default("number", "0.0"),
+    "numeric": Default("number", "0.0"),
+    "character": Default("string", ""),
+    "character varying": Default("string", ""),
+    "text": Default("string", ""),
+    "json": Default("string", "{}"),
+    "jsonb": Default("string", "{}"),
+    "xml": Default("string", ""),
+    "uuid": Default("string", "00000000-0000-0000-0000-000000000000"),
+    "date": Default("string", "1970-01-01"),
+    "time": Default("string", "00:00"),
+    "timestamp": Default("string", "1970-01-01"),
+    "timestamptz": Default("string", "1970-01-01"),
+}
+#: Types whose generated default Debezium's test does not pin down: refused, not guessed.
+_PG_UNSURE: Final = frozenset({"bit", "bit varying"})
+#: The first Debezium version writing placeholders for function and CURRENT_* defaults.
+_PLACEHOLDERS_SINCE: Final = (2, 0)
+
+
+def _generated(column: Column, schema: ConnectSchema, version: Version) -> Any:
+    """What Debezium's PostgreSQL connector writes for a default it does not evaluate."""
+    sql = column.type
+    if version < _PLACEHOLDERS_SINCE:
+        raise _cannot(
+            column,
+            f"Debezium {'.'.join(map(str, version))}",
+            " (Debezium 2.0 and later write a placeholder of the column's type; which default "
+            "earlier versions write is not known here): derive with --debezium-version 2.0 or "
+            "later, or write the default into the derived contract",
+        )
+    if sql.name == "interval" and not sql.array:
+        if schema.name == MICRO_DURATION_NAME:
+            return 0
+        raise _cannot(column, "an interval in interval.handling.mode=string")
+    if sql.array or sql.name in _PG_UNSURE:
+        raise _cannot(column, f"a {sql.spelled()} column (a function default)")
+    placeholder = _PG_PLACEHOLDERS.get(sql.name)
+    if placeholder is None or schema.type.startswith("struct"):
+        return MISSING  # no default mapper for the type (enums, bytea, inet ...), or a Struct
+    return connect_default(column.but(default=placeholder), schema, "postgres", version)
 
 
 def _int(text: str, _schema: ConnectSchema, default: Default) -> int:

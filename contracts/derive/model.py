@@ -13,15 +13,20 @@ from typing import Literal
 
 from contracts.sqltypes import Dialect, SqlType
 
-DefaultKind = Literal["string", "number", "boolean", "null", "bits", "hex", "expression"]
+DefaultKind = Literal[
+    "string", "number", "boolean", "null", "bits", "hex", "function", "expression"
+]
 
 
 @dataclass(frozen=True, slots=True)
 class Default:
-    """A column's ``DEFAULT``: a literal (its text, unquoted) or an expression (its SQL text)."""
+    """A column's ``DEFAULT``: a literal (its text, unquoted), a function call (``function``:
+    the function's name) or another expression (its SQL text); ``written`` is the default as
+    the user (or the catalog) wrote it, for messages."""
 
     kind: DefaultKind
     text: str = ""
+    written: str = field(default="", compare=False)
 
 
 @dataclass(frozen=True, slots=True)

@@ -234,3 +234,33 @@ def test_tables_regex_and_unreachable_server(postgres: str) -> None:
         derive_from_db(
             "postgresql://u:secret@127.0.0.1:1/x", DeriveRequest("debezium-json", "postgres", "s")
         )
+
+
+def test_postgres_function_defaults_live_equal_ddl(postgres_url: str, tmp_path: Path) -> None:
+    """The catalog spells the defaults its own way (``now()``, ``CURRENT_TIMESTAMP``,
+    ``(now())::date``, ``gen_random_uuid()``): the contract must not change (REVIEW-1 F7)."""
+    from .test_function_defaults import (
+        EXPECTED,
+        FUNCTION_DEFAULTS_DDL,
+        NO_DEFAULT,
+        function_default_columns,
+    )
+
+    _execute_postgres(postgres_url, FUNCTION_DEFAULTS_DDL)
+    try:
+        ddl = tmp_path / "f.sql"
+        ddl.write_text(FUNCTION_DEFAULTS_DDL, encoding="utf-8")
+        request = DeriveRequest(
+            "debezium-json", "postgres", "pg", tables=r"fdefaults\..*", database="postgres"
+        )
+        live, declared = derive_from_db(postgres_url, request), derive_from_ddl(ddl, request)
+    finally:
+        _execute_postgres(postgres_url, "DROP SCHEMA fdefaults CASCADE")
+    written = {c.name: c.default.written for c in live.tables[0].columns if c.default}
+    assert written["created_at"] == "now()"  # as the catalog spells them
+    assert written["c_current_ts"] == "CURRENT_TIMESTAMP"
+    assert written["date_func"] == "(now())::date"
+    _compare(live, declared)
+    by = function_default_columns(live)
+    assert {name: col["default"] for name, col in by.items() if "default" in col} == EXPECTED
+    assert all("default" not in by[name] for name in NO_DEFAULT)
