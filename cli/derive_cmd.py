@@ -55,7 +55,10 @@ def derive(
         typer.Option("--dialect", help="SQL dialect of --from-ddl: mysql, mariadb or postgres."),
     ] = None,
     format: Annotated[
-        str, typer.Option("--format", "-f", help="Contract format: debezium-json or canal-json.")
+        str,
+        typer.Option(
+            "--format", "-f", help="Contract format: debezium-json, canal-json or maxwell-json."
+        ),
     ] = "debezium-json",
     server_name: Annotated[
         Optional[str],  # noqa: UP045

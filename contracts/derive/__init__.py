@@ -4,7 +4,8 @@ How the parts fit::
 
     migrations.scripts(path)  ─┐                      ┌─ debezium.debezium_contract (debezium-json)
     ddl.apply_sql → Catalog   ─┼─> model.Table ... ───┤
-    live.read_tables(url)     ─┘                      └─ canal.canal_contract     (canal-json)
+    live.read_tables(url)     ─┘                      ├─ canal.canal_contract     (canal-json)
+                                                      └─ maxwell.maxwell_contract (maxwell-json)
 
 Every source yields the same :class:`~contracts.derive.model.Table` values (types as the
 database reports them, :mod:`contracts.sqltypes`), so a table derived from its DDL and the same
@@ -26,6 +27,7 @@ from contracts.derive.canal import canal_contract
 from contracts.derive.ddl import Catalog, apply_sql
 from contracts.derive.debezium import DEFAULT_VERSION, debezium_contract, debezium_settings
 from contracts.derive.envelopes import profile_from_message
+from contracts.derive.maxwell import maxwell_contract
 from contracts.derive.migrations import scripts
 from contracts.derive.model import Table
 from contracts.derive.typemap import Version
@@ -43,7 +45,7 @@ __all__ = [
 ]
 
 #: The formats derive writes.
-DERIVE_FORMATS: Final = ("debezium-json", "canal-json")
+DERIVE_FORMATS: Final = ("debezium-json", "canal-json", "maxwell-json")
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,14 +153,21 @@ def _builder(request: DeriveRequest) -> Callable[[Table], Contract]:
             envelope,
         )
         return lambda table: debezium_contract(table, settings, request.database)
-    if request.format == "canal-json":
-        if request.server_name or request.connector_options or request.envelope_from:
-            raise InputError(
-                "--server-name, --connector-option and --envelope-from configure a Debezium "
-                "connector; canal-json takes none of them",
-                "--format canal-json",
-            )
-        return canal_contract
-    raise InputError(
-        f"derive writes {' or '.join(DERIVE_FORMATS)}, not {request.format!r}", "--format"
-    )
+    builder = _BUILDERS.get(request.format)
+    if builder is None:
+        names = ", ".join(DERIVE_FORMATS[:-1]) + " or " + DERIVE_FORMATS[-1]
+        raise InputError(f"derive writes {names}, not {request.format!r}", "--format")
+    if request.server_name or request.connector_options or request.envelope_from:
+        raise InputError(
+            "--server-name, --connector-option and --envelope-from configure a Debezium "
+            f"connector; {request.format} takes none of them",
+            f"--format {request.format}",
+        )
+    return builder
+
+
+#: The formats whose contract depends on the table alone.
+_BUILDERS: Final[Mapping[str, Callable[[Table], Contract]]] = {
+    "canal-json": canal_contract,
+    "maxwell-json": maxwell_contract,
+}

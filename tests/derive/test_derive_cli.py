@@ -70,7 +70,7 @@ def test_canal_json_contract(ddl: Path) -> None:
         (["--dialect", "mysql", "--server-name", "s", "--debezium-version", "2.3"],
          "no built-in envelope for Debezium 2.3"),
         (["--dialect", "mysql", "--server-name", "s", "--tables", "nope"], "no table matches 'nope'"),
-        (["--dialect", "mysql", "-f", "avro"], "derive writes debezium-json or canal-json"),
+        (["--dialect", "mysql", "-f", "avro"], "derive writes debezium-json, canal-json or maxwell-json"),
     ],
 )  # fmt: skip
 def test_unusable_settings_exit_2_with_one_line(ddl: Path, args: list[str], message: str) -> None:
