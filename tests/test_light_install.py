@@ -7,13 +7,13 @@ marked ``slow``; it still runs in ``make test``.
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from clirun import Run, run_process
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures"
@@ -60,10 +60,12 @@ def base_venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return venv
 
 
-def _cli(venv: Path, *args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k not in {"PYTHONPATH", "VIRTUAL_ENV"}}
-    env["COLUMNS"] = "80"
-    return _run([str(venv / "bin" / "cdc-contracts"), *args], cwd, env)
+#: The fresh install's own environment: nothing of this checkout's.
+BARE = {"PYTHONPATH": None, "VIRTUAL_ENV": None, "COLUMNS": "80"}
+
+
+def _cli(venv: Path, *args: str, cwd: Path) -> Run:
+    return run_process(*args, venv=venv, cwd=cwd, env=BARE)
 
 
 def test_base_install_is_light_and_has_no_heavy_parts(base_venv: Path) -> None:
@@ -79,15 +81,15 @@ def test_base_install_runs_infer_diff_and_check(base_venv: Path, tmp_path: Path)
     fixture = FIXTURES / "debezium-json" / "flink-debezium-data-schema-include.txt"
     contract = tmp_path / "orders.yaml"
     inferred = _cli(base_venv, "infer", str(fixture), "-o", str(contract), cwd=tmp_path)
-    assert inferred.returncode == 0, inferred.stderr
+    assert inferred.code == 0, inferred.err
     assert "columns:" in contract.read_text()
 
     case = FIXTURES / "diff" / "decimal-scale-changed"
     diffed = _cli(
         base_venv, "diff", str(case / "before.yaml"), str(case / "after.yaml"), cwd=tmp_path
     )
-    assert diffed.returncode == 1, diffed.stderr
-    assert "scale" in diffed.stdout
+    assert diffed.code == 1, diffed.err
+    assert "scale" in diffed.text
 
     repo = tmp_path / "gate"
     repo.mkdir()
@@ -97,8 +99,8 @@ def test_base_install_runs_infer_diff_and_check(base_venv: Path, tmp_path: Path)
         assert _run([*git, *step], repo).returncode == 0
     shutil.copyfile(case / "after.yaml", repo / "orders.yaml")
     checked = _cli(base_venv, "check", str(repo), cwd=repo)
-    assert checked.returncode == 1, checked.stdout + checked.stderr
-    assert "decimal-scale-changed" in checked.stdout
+    assert checked.code == 1, checked.text + checked.err
+    assert "decimal-scale-changed" in checked.text
 
 
 def test_a_command_that_needs_an_extra_names_it(base_venv: Path, tmp_path: Path) -> None:
@@ -108,9 +110,9 @@ def test_a_command_that_needs_an_extra_names_it(base_venv: Path, tmp_path: Path)
         (["spark-schema", str(contract)], "spark"),
     ):
         done = _cli(base_venv, *args, cwd=tmp_path)
-        assert done.returncode == 2, (args, done.stdout, done.stderr)
-        lines = done.stderr.strip().splitlines()
-        assert len(lines) == 1, done.stderr
+        assert done.code == 2, (args, done.text, done.err)
+        lines = done.err.strip().splitlines()
+        assert len(lines) == 1, done.err
         assert f"[{extra}] extra" in lines[0] and f"cdc-contracts[{extra}]" in lines[0]
 
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import clirun
 import httpx
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -49,7 +50,7 @@ def start_server(
     """Start ``cdc-contracts serve`` on ``port`` (default: a free one); wait for ``/health``
     (sent with ``ready_headers``, e.g. the key when reads need it)."""
     port = port or free_port()
-    command = ["-m", "cli.main", "serve", "--port", str(port), "--log-level", "warning", *extra]
+    command = clirun.command("serve", "--port", str(port), "--log-level", "warning", *extra)
     return start_process(tmp, command, port, "/health", env=env, ready_headers=ready_headers)
 
 
@@ -70,7 +71,7 @@ def start_keyed_server(tmp: Path, directory: Path) -> Server:
 def start_registry(tmp: Path, db: Path) -> Server:
     """The embedded Schema Registry alone (``python -m api.registry``), as its own process."""
     port = free_port()
-    command = ["-m", "api.registry", "--port", str(port), "--db", str(db)]
+    command = [sys.executable, "-m", "api.registry", "--port", str(port), "--db", str(db)]
     return start_process(tmp, command, port, "/schemas/types")
 
 
@@ -83,10 +84,10 @@ def start_process(
     env: dict[str, str] | None = None,
     ready_headers: dict[str, str] | None = None,
 ) -> Server:
-    """Run ``python <command>`` (logging to a file in ``tmp``); wait until ``ready_path`` is 200."""
+    """Run ``command`` (logging to a file in ``tmp``); wait until ``ready_path`` is 200."""
     log_path = tmp / f"server-{port}.log"
     process = subprocess.Popen(
-        [sys.executable, *command],
+        command,
         cwd=ROOT,
         env={**os.environ, API_KEY_ENV: API_KEY, **(env or {})},
         stdout=log_path.open("wb"),

@@ -13,9 +13,8 @@ from urllib.parse import urlsplit
 import pytest
 import yaml
 from api_server import ORDERS
+from clirun import run
 from test_catalog_page import CHROMIUM, LAUNCH_ARGS
-
-from cli.main import main
 
 GIT_ENV = {
     "GIT_CONFIG_GLOBAL": os.devnull,
@@ -28,16 +27,6 @@ GIT_ENV = {
 
 def _git(repo: Path, *args: str) -> None:
     subprocess.run(["git", *args], cwd=repo, check=True, env={**os.environ, **GIT_ENV})
-
-
-def _cli(*args: str | Path) -> tuple[int, str]:
-    import contextlib
-    import io
-
-    err = io.StringIO()
-    with contextlib.redirect_stderr(err), pytest.raises(SystemExit) as stopped:
-        main([str(a) for a in args])
-    return int(stopped.value.code or 0), err.getvalue()
 
 
 @pytest.fixture(scope="module")
@@ -70,7 +59,8 @@ def repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_build_writes_every_version_and_consecutive_diffs(repo: Path, tmp_path: Path) -> None:
     site = tmp_path / "site"
-    code, err = _cli("catalog", "build", repo / "data-contracts", "-o", site)
+    result = run("catalog", "build", repo / "data-contracts", "-o", site)
+    code, err = result.code, result.err
     assert code == 0, err
     assert "catalog of 2 contracts (5 versions, " in err
     pages = {p.relative_to(site).as_posix() for p in site.rglob("*.html")}
@@ -94,7 +84,8 @@ def test_an_unreadable_contract_is_listed_and_exits_1(repo: Path, tmp_path: Path
     broken = repo / "data-contracts" / "broken.yaml"
     broken.write_text("name: broken\nformat: debezium-json\ntopix: x\n")
     try:
-        code, err = _cli("catalog", "build", repo / "data-contracts", "-o", tmp_path / "site")
+        result = run("catalog", "build", repo / "data-contracts", "-o", tmp_path / "site")
+        code, err = result.code, result.err
     finally:
         broken.unlink()
     assert code == 1
@@ -107,11 +98,14 @@ def test_output_must_be_new_or_empty(repo: Path, tmp_path: Path) -> None:
     site = tmp_path / "site"
     site.mkdir()
     (site / "keep.txt").write_text("x")
-    code, err = _cli("catalog", "build", repo / "data-contracts", "-o", site)
+    result = run("catalog", "build", repo / "data-contracts", "-o", site)
+    code, err = result.code, result.err
     assert code == 2 and "--overwrite" in err
-    code, _ = _cli("catalog", "build", repo / "data-contracts", "-o", site, "--overwrite")
+    result = run("catalog", "build", repo / "data-contracts", "-o", site, "--overwrite")
+    code, _ = result.code, result.err
     assert code == 0 and not (site / "keep.txt").exists()
-    code, err = _cli("catalog", "build", repo / "nowhere", "-o", tmp_path / "other")
+    result = run("catalog", "build", repo / "nowhere", "-o", tmp_path / "other")
+    code, err = result.code, result.err
     assert code == 2 and "no such directory" in err
 
 
@@ -121,7 +115,7 @@ def test_the_site_browses_from_files_with_nothing_from_elsewhere(
 ) -> None:
     sync_api = pytest.importorskip("playwright.sync_api", reason="pip install playwright")
     site = tmp_path / "site"
-    assert _cli("catalog", "build", repo / "data-contracts", "-o", site)[0] == 0
+    assert run("catalog", "build", repo / "data-contracts", "-o", site).code == 0
     requested: list[str] = []
     with sync_api.sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=LAUNCH_ARGS)

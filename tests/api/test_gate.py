@@ -6,8 +6,6 @@ keep-alive after an error)."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -16,7 +14,8 @@ from typing import Any
 import httpx
 import pytest
 import yaml
-from api_server import API_KEY, API_KEY_ENV, ROOT, Server, start_server, stop_server
+from api_server import API_KEY, API_KEY_ENV, Server, start_server, stop_server
+from clirun import run
 from test_api import assert_problem, fresh_name, orders, put
 
 
@@ -58,15 +57,9 @@ def test_put_and_check_give_the_same_verdict_as_the_cli(
     (directory / "c.yaml").write_text(yaml.safe_dump(scaled(name, "3")))
     base = str(client.base_url).rstrip("/")
     command = ["check", str(directory), "--against", "registry", "--url", base]
-    done = subprocess.run(
-        [sys.executable, "-m", "cli.main", *command, "--output", "json"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert done.returncode == 1, done.stderr
-    (entry,) = json.loads(done.stdout)["contracts"]
+    done = run(*command, "--output", "json")
+    assert done.code == 1, done.err
+    (entry,) = json.loads(done.text)["contracts"]
     entry.pop("file")
     assert entry == body["verdict"]
 

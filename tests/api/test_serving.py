@@ -3,14 +3,12 @@ one SQLite registry, an external registry (``--registry-url``) and ``--read-requ
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import clirun
 import httpx
 import pytest
 import yaml
@@ -18,7 +16,6 @@ from api_server import (
     API_KEY,
     API_KEY_ENV,
     ORDERS,
-    ROOT,
     Server,
     contracts_dir,
     register_directly,
@@ -208,7 +205,7 @@ def test_external_registry_down_is_a_502(tmp_path: Path) -> None:
     from api_server import free_port, start_process
 
     port, nowhere = free_port(), f"http://127.0.0.1:{free_port()}"
-    command = ["-m", "cli.main", "serve", "--port", str(port), "--registry-url", nowhere]
+    command = clirun.command("serve", "--port", str(port), "--registry-url", nowhere)
     service = start_process(tmp_path, command, port, "/formats")  # /health needs the registry
     try:
         with service.client() as api:
@@ -327,28 +324,16 @@ def test_the_contract_api_takes_the_key_as_basic_auth_or_bearer_too(keyed: Serve
 
 def test_an_api_key_variable_that_is_not_set_refuses_to_start() -> None:
     """The registry would otherwise be open for writes although a key was asked for."""
-    env = {k: v for k, v in os.environ.items() if k != "CDC_UNSET_KEY_VAR"}
-    done = subprocess.run(
-        [sys.executable, "-m", "cli.main", "serve", "--api-key-env", "CDC_UNSET_KEY_VAR"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env=env,
+    done = clirun.run_process(
+        "serve", "--api-key-env", "CDC_UNSET_KEY_VAR", env={"CDC_UNSET_KEY_VAR": None}, timeout=60
     )
-    assert done.returncode == 2
-    assert done.stderr.startswith("error: serve: --api-key-env CDC_UNSET_KEY_VAR")
-    assert "Traceback" not in done.stderr
+    assert done.code == 2
+    assert done.err.startswith("error: serve: --api-key-env CDC_UNSET_KEY_VAR")
+    assert "Traceback" not in done.err
 
 
 def test_read_requires_key_without_a_key_refuses_to_start() -> None:
-    done = subprocess.run(
-        [sys.executable, "-m", "cli.main", "serve", "--read-requires-key", "--port", "0"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert done.returncode != 0
-    assert "--read-requires-key needs --api-key-env" in done.stderr + done.stdout
-    assert "Traceback" not in done.stderr
+    done = clirun.run_process("serve", "--read-requires-key", "--port", "0", timeout=60)
+    assert done.code != 0
+    assert "--read-requires-key needs --api-key-env" in done.err + done.text
+    assert "Traceback" not in done.err

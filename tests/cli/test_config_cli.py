@@ -17,9 +17,9 @@ from typing import Any
 
 import jsonschema
 import pytest
+from clirun import Run, run
 from diff.test_check_registry import registry_url  # noqa: F401  (a fixture: a real registry)
 from diff.test_cli import contracts_repo, git
-from test_formats_cli import Run, run
 
 from cli.diff_cmd import OutputFormat
 from contracts.config import CONFIG_NAME, find_config, load_config, starter_config

@@ -10,11 +10,11 @@ import os
 import re
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import httpx
+from clirun import command
 
 URL = re.compile(r"http://127\.0\.0\.1:\d+")
 
@@ -22,7 +22,7 @@ URL = re.compile(r"http://127\.0\.0\.1:\d+")
 def _demo(tmp_path: Path, *extra: str) -> subprocess.Popen[str]:
     env = {**os.environ, "COLUMNS": "80", "PYTHONWARNINGS": "ignore"}
     return subprocess.Popen(
-        [sys.executable, "-m", "cli.main", "demo", "--skip-spark", *extra],
+        command("demo", "--skip-spark", *extra),
         cwd=tmp_path,
         env=env,
         stdout=subprocess.PIPE,

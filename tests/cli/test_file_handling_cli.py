@@ -12,12 +12,10 @@ from __future__ import annotations
 import json
 import os
 import socket
-import subprocess
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from test_formats_cli import run as run_in_process
+from clirun import Run, run, run_process
 
 ROOT = Path(__file__).parent.parent.parent
 FIXTURES = ROOT / "tests" / "fixtures"
@@ -27,31 +25,6 @@ KCAT = FIXTURES / "debezium-json" / "postgres-orders.kcat.jsonl"
 KCAT_CONTRACT = FIXTURES / "debezium-json" / "postgres-orders.expected.yaml"
 REGION = FIXTURES / "arcion-s3-csv" / "realtime-region.csv"
 REGION_CONTRACT = FIXTURES / "arcion-s3-csv" / "realtime-region.expected.yaml"
-SCRIPT = ROOT / ".venv" / "bin" / "cdc-contracts"
-
-
-@dataclass
-class Run:
-    code: int
-    out: str
-    err: str
-
-    def errors(self) -> list[str]:
-        return [e for e in self.err.splitlines() if e.startswith("error: ")]
-
-
-def run(*args: str | Path) -> Run:
-    """``cdc-contracts ARGS`` in-process through ``cli.main.main`` (stdout as text)."""
-    done = run_in_process(*args)
-    return Run(done.code, done.text, done.err)
-
-
-def run_process(*args: str | Path, stdin: bytes | None = None, cwd: Path = ROOT) -> Run:
-    """``cdc-contracts ARGS`` as a process (standard input, ports)."""
-    done = subprocess.run(
-        [str(SCRIPT), *map(str, args)], input=stdin, capture_output=True, cwd=cwd, timeout=60
-    )
-    return Run(done.returncode, done.stdout.decode(), done.stderr.decode())
 
 
 def one_error_line(result: Run) -> str:
@@ -95,7 +68,7 @@ def test_validate_reports_a_damaged_line_and_checks_the_rest(
     path = damaged_copy(tmp_path, {3: damage})
     result = run("validate", DBZ_CONTRACT, path)
     assert result.code == 2
-    assert result.out == ""
+    assert result.text == ""
     assert len(result.errors()) == 1
     assert result.errors()[0].startswith(f"error: {path}:3: {error}")
     summary = result.err.strip().splitlines()[-1]
@@ -234,9 +207,9 @@ def test_standard_input_is_read_as_a_file(name: str) -> None:
     assert f"{total} messages checked" in checked.err and "all conform" in checked.err
     inferred = run_process("infer", name, stdin=data)  # sniffed, detected, then read again
     assert inferred.code == 0, inferred.err
-    assert inferred.out == run("infer", DBZ).out
+    assert inferred.text == run("infer", DBZ).text
     normalized = run_process("normalize", name, stdin=data)
-    assert normalized.code == 0 and len(normalized.out.splitlines()) == total
+    assert normalized.code == 0 and len(normalized.text.splitlines()) == total
 
 
 def test_damaged_standard_input_is_located_as_stdin() -> None:
@@ -290,11 +263,11 @@ def test_a_snapshot_row_in_a_realtime_contract_is_refused_by_both(tmp_path: Path
     path.write_text("\n".join([rows[0], "a,b,c", *rows[1:]]) + "\n")
     checked = run("validate", REGION_CONTRACT, path)
     assert checked.code == 1
-    assert checked.out.splitlines() == [f"{path}:2: $: a snapshot row in a realtime contract"]
+    assert checked.text.splitlines() == [f"{path}:2: $: a snapshot row in a realtime contract"]
     normalized = run("normalize", path, "-c", REGION_CONTRACT)
     assert normalized.code == 1
     assert normalized.errors() == [f"error: {path}:2: $: a snapshot row in a realtime contract"]
-    assert len(normalized.out.splitlines()) == len(rows)
+    assert len(normalized.text.splitlines()) == len(rows)
 
 
 # --- bug 16: byte order marks ------------------------------------------------------------------------
@@ -315,8 +288,8 @@ def test_files_with_a_byte_order_mark(tmp_path: Path) -> None:
     csv_file.write_bytes(bom + header + REGION.read_bytes())
     result = run("infer", csv_file, "--name", "region")
     assert result.code == 0, result.err
-    assert "column_order: [r_comment, r_name, r_regionkey]" in result.out
-    assert "\ufeff" not in result.out
+    assert "column_order: [r_comment, r_name, r_regionkey]" in result.text
+    assert "\ufeff" not in result.text
 
 
 # --- bug 17: --max-errors stops after N violations -------------------------------------------------
@@ -326,13 +299,13 @@ def test_max_errors_counts_violations_in_text_and_json(tmp_path: Path) -> None:
     other = FIXTURES / "debezium-json" / "postgres-orders.expected.yaml"
     text = run("validate", other, DBZ, "--max-errors", "3")
     assert text.code == 1
-    assert len(text.out.splitlines()) == 3
+    assert len(text.text.splitlines()) == 3
     assert "(3 violations) (stopped at --max-errors 3" in text.err
     as_json = json.loads(
-        run("validate", other, DBZ, "--max-errors", "3", "--output-format", "json").out
+        run("validate", other, DBZ, "--max-errors", "3", "--output-format", "json").text
     )
     assert len(as_json["problems"]) == 3 and as_json["stopped_early"] is True
-    unbounded = json.loads(run("validate", other, DBZ, "--output-format", "json").out)
+    unbounded = json.loads(run("validate", other, DBZ, "--output-format", "json").text)
     assert len(unbounded["problems"]) > 3 and unbounded["stopped_early"] is False
 
 
@@ -369,7 +342,7 @@ def test_validate_summary_counts_in_the_singular(tmp_path: Path) -> None:
 
 def test_validate_json_has_the_documented_fields(tmp_path: Path) -> None:
     path = damaged_copy(tmp_path, {3: b"garbage"})
-    report = json.loads(run("validate", DBZ_CONTRACT, path, "--output-format", "json").out)
+    report = json.loads(run("validate", DBZ_CONTRACT, path, "--output-format", "json").text)
     assert list(report) == [
         "contract",
         "valid",
@@ -394,7 +367,7 @@ def test_infer_names_a_csv_contract_after_its_file(tmp_path: Path) -> None:
     path.write_bytes(REGION.read_bytes())
     result = run("infer", path)
     assert result.code == 0, result.err
-    assert result.out.startswith(
+    assert result.text.startswith(
         "name: tpch.region\nformat: arcion-s3-csv\ntable:\n  name: tpch.region"
     )
     assert "named after tpch.region.csv" in result.err

@@ -1,25 +1,20 @@
 """The format-facing commands through the real entry point (``cli.main.main``).
 
-Most tests run the entry point in-process (same code path as the installed script, without a
-new interpreter per call); a few run ``.venv/bin/cdc-contracts`` as a subprocess to check exit
-codes and that no traceback ever reaches the user.
+Most tests run the entry point in-process (``clirun.run``); a few run the installed script as
+a process (``clirun.run_process``) to check exit codes and that no traceback ever reaches the
+user.
 """
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
-import os
-import subprocess
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 import orjson
 import pytest
+from clirun import run, run_process
 
-from cli.main import main
 from contracts.contract import dump_contract, load_contract
 from contracts.events import ChangeEvent
 from contracts.formats import FORMATS, get_format
@@ -28,48 +23,7 @@ from contracts.pipeline import event_line, open_stream
 ROOT = Path(__file__).parent.parent.parent
 FIXTURES = ROOT / "tests" / "fixtures"
 DTS = FIXTURES / "dts-avro"
-SCRIPT = ROOT / ".venv" / "bin" / "cdc-contracts"
-
-
-@dataclass
-class Run:
-    code: int
-    out: bytes
-    err: str
-
-    @property
-    def text(self) -> str:
-        return self.out.decode("utf-8")
-
-    def lines(self) -> list[str]:
-        return [line for line in self.text.splitlines() if line.strip()]
-
-
-def run(*args: str | Path) -> Run:
-    """Run ``cdc-contracts ARGS`` in-process through ``cli.main.main``."""
-    raw = io.BytesIO()
-    out = io.TextIOWrapper(raw, encoding="utf-8", write_through=True)
-    err = io.StringIO()
-    argv = sys.argv
-    sys.argv = ["cdc-contracts", *map(str, args)]
-    code = 0
-    try:
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            main()
-    except SystemExit as ex:
-        code = ex.code if isinstance(ex.code, int) else (0 if ex.code is None else 2)
-    finally:
-        sys.argv = argv
-    out.flush()
-    return Run(code, raw.getvalue(), err.getvalue())
-
-
-def subprocess_run(*args: str | Path) -> Run:
-    env = {**os.environ, "PYTHONWARNINGS": "ignore"}
-    done = subprocess.run(
-        [str(SCRIPT), *map(str, args)], capture_output=True, cwd=ROOT, env=env, timeout=60
-    )
-    return Run(done.returncode, done.stdout, done.stderr.decode())
+QUIET = {"PYTHONWARNINGS": "ignore"}
 
 
 # --- formats -----------------------------------------------------------------------------------
@@ -180,7 +134,7 @@ def test_normalize_contract_and_format_must_agree() -> None:
 
 
 def test_unknown_format_is_one_line(tmp_path: Path) -> None:
-    result = subprocess_run("normalize", DTS / "orders.bin", "--format", "dts-avr")
+    result = run_process("normalize", DTS / "orders.bin", "--format", "dts-avr", env=QUIET)
     assert result.code == 2
     assert (
         result.err.strip().splitlines()
@@ -199,7 +153,7 @@ def test_undetectable_and_malformed_json(tmp_path: Path) -> None:
     assert result.code == 2 and "matches none of the known json formats" in result.err
     broken = tmp_path / "broken.json"
     broken.write_text('{"payload": {"op": "c",\n')
-    result = subprocess_run("infer", broken)
+    result = run_process("infer", broken, env=QUIET)
     assert result.code == 2
     assert result.err.startswith(f"error: {broken}:1: truncated JSON")
     assert "Traceback" not in result.err

@@ -6,12 +6,10 @@ from __future__ import annotations
 
 import gzip
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from test_formats_cli import ROOT, SCRIPT, run
+from clirun import ROOT, run, run_process
 
 KCAT = ROOT / "tests/fixtures/debezium-json/postgres-orders.kcat.jsonl"
 SUMMARY = (
@@ -66,14 +64,9 @@ def test_gzip_and_utf16_inputs_are_read_as_the_plain_file(tmp_path: Path) -> Non
 
 
 def test_gzip_on_standard_input_is_read_too() -> None:
-    done = subprocess.run(
-        [str(SCRIPT), "normalize", "-"],
-        input=gzip.compress(KCAT.read_bytes()),
-        capture_output=True,
-        timeout=60,
-    )
-    assert done.returncode == 0, done.stderr
-    assert done.stdout == normalized(KCAT)[1]
+    done = run_process("normalize", "-", stdin=gzip.compress(KCAT.read_bytes()), cwd=None)
+    assert done.code == 0, done.err
+    assert done.out == normalized(KCAT)[1]
 
 
 def test_a_damaged_gzip_file_is_one_error_after_what_it_could_read(tmp_path: Path) -> None:
@@ -107,16 +100,10 @@ def test_zstd_without_zstandard_says_to_install_it(tmp_path: Path) -> None:
     path = tmp_path / "orders.jsonl.zst"
     # a zstd frame header: the refusal is decided from the magic number, before any decoding
     path.write_bytes(b"\x28\xb5\x2f\xfd" + b"\x00" * 16)
-    code = "import sys; sys.modules['zstandard'] = None; from cli.main import main; main()"
-    done = subprocess.run(
-        [sys.executable, "-c", code, "normalize", str(path)],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        timeout=60,
-    )
-    assert done.returncode == 2
-    assert done.stderr == (
+    hidden = ["import sys", "sys.modules['zstandard'] = None"]
+    done = run_process("normalize", path, python=hidden)
+    assert done.code == 2
+    assert done.err == (
         f"error: {path}: is zstd-compressed: install the [zstd] extra to read it "
         "(pip install 'cdc-contracts[zstd]'), or decompress it first (zstd -d)\n"
     )

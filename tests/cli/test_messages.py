@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from test_formats_cli import run
+from clirun import run
 
 
 @pytest.mark.parametrize(

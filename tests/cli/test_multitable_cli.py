@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_formats_cli import run
+from clirun import run
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 CANAL = FIXTURES / "canal-json" / "flink-filter-table.jsonl"

@@ -10,13 +10,12 @@ shared Spark session.
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+from clirun import run
 
-from cli.main import main
 from cli.spark_cmd import check_master
 from contracts.errors import InputError
 
@@ -26,26 +25,15 @@ CONTRACT = CANAL / "flink-products.expected.yaml"
 SAMPLE = CANAL / "flink-products.jsonl"
 
 
-def _cli(
-    args: list[str | Path], monkeypatch: pytest.MonkeyPatch, capsys: Any
-) -> tuple[int, str, str]:
-    """Run ``cdc-contracts ARGS`` in-process; its exit code, stdout and stderr."""
-    monkeypatch.setattr(sys, "argv", ["cdc-contracts", *map(str, args)])
-    with pytest.raises(SystemExit) as stopped:
-        main()
-    code = stopped.value.code
-    captured = capsys.readouterr()
-    return (0 if code is None else int(code)), captured.out, captured.err
-
-
-def _refused(args: list[str | Path], monkeypatch: pytest.MonkeyPatch, capsys: Any) -> str:
+def _refused(args: list[str | Path], monkeypatch: pytest.MonkeyPatch) -> str:
     """The one-line ``error: …`` of a run that must stop with exit 2 before Spark starts."""
 
     def no_spark(*_: Any, **__: Any) -> Any:
         raise AssertionError("Spark was started for a run that should have been refused")
 
     monkeypatch.setattr("spark_bindings.session.local_session", no_spark)
-    code, _, err = _cli(args, monkeypatch, capsys)
+    result = run(*args)
+    code, err = result.code, result.err
     assert code == 2, err
     assert "Traceback" not in err and len(err.strip().splitlines()) == 1, err
     assert err.startswith("error: "), err
@@ -86,11 +74,11 @@ def work(tmp_path: Path) -> Path:
     ],
 )
 def test_existing_output_is_refused_without_overwrite(
-    work: Path, target: str, expected: str, monkeypatch: pytest.MonkeyPatch, capsys: Any
+    work: Path, target: str, expected: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     before = _snapshot(work)
     args = _decode(work / "contract.yaml", [work / "in.jsonl"], work / target)
-    err = _refused(args, monkeypatch, capsys)
+    err = _refused(args, monkeypatch)
     assert f"--output {work / target}: {expected}" in err
     assert "give --overwrite" in err
     assert _snapshot(work) == before
@@ -113,35 +101,32 @@ def test_output_overlapping_an_input_is_refused_even_with_overwrite(
     output: str,
     relation: str,
     monkeypatch: pytest.MonkeyPatch,
-    capsys: Any,
 ) -> None:
     (work / "sub").mkdir()
     monkeypatch.chdir(work)
     before = _snapshot(work)
     args = _decode(Path("contract.yaml"), [Path(p) for p in inputs], Path(output), "--overwrite")
-    err = _refused(args, monkeypatch, capsys)
+    err = _refused(args, monkeypatch)
     assert f"--output {Path(output)}: {relation}" in err
     assert "which this run reads; writing the output there would delete it" in err
     assert _snapshot(work) == before
 
 
 def test_output_holding_the_contract_is_refused_even_with_overwrite(
-    work: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any
+    work: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     contract = work / "keep" / "contract.yaml"
     contract.write_bytes(CONTRACT.read_bytes())
     before = _snapshot(work)
     args = _decode(contract, [work / "in.jsonl"], work / "keep", "--overwrite")
-    err = _refused(args, monkeypatch, capsys)
+    err = _refused(args, monkeypatch)
     assert f"--output {work / 'keep'}: contains {contract}, which this run reads" in err
     assert _snapshot(work) == before
 
 
-def test_output_under_a_file_is_refused(
-    work: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any
-) -> None:
+def test_output_under_a_file_is_refused(work: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     args = _decode(work / "contract.yaml", [work / "in.jsonl"], work / "afile" / "feed")
-    err = _refused(args, monkeypatch, capsys)
+    err = _refused(args, monkeypatch)
     assert f"{work / 'afile'} is not a directory" in err
 
 
@@ -149,30 +134,30 @@ def test_output_under_a_file_is_refused(
 
 
 def test_spark_schema_of_a_directory_is_a_usage_error(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    err = _refused(["spark-schema", tmp_path], monkeypatch, capsys)
+    err = _refused(["spark-schema", tmp_path], monkeypatch)
     assert err.strip() == f"error: {tmp_path}: is a directory, not a contract file"
 
 
 def test_spark_schema_of_an_unknown_format_is_refused(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     contract = tmp_path / "c.yaml"
     text = CONTRACT.read_text()
     contract.write_text(text.replace("format: canal-json", "format: canal-jsn"))
     assert contract.read_text() != text
-    err = _refused(["spark-schema", contract, "--as", "ddl"], monkeypatch, capsys)
+    err = _refused(["spark-schema", contract, "--as", "ddl"], monkeypatch)
     assert err.startswith(
         f"error: {contract}:2: format: unknown format 'canal-jsn'; did you mean 'canal-json'?"
     )
 
 
 def test_decode_with_a_directory_as_contract_is_a_usage_error(
-    work: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any
+    work: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     args = _decode(work / "keep", [work / "in.jsonl"], work / "feed")
-    err = _refused(args, monkeypatch, capsys)
+    err = _refused(args, monkeypatch)
     assert err.strip() == f"error: {work / 'keep'}: is a directory, not a contract file"
 
 
@@ -180,22 +165,22 @@ def test_decode_with_a_directory_as_contract_is_a_usage_error(
     "master", ["bogus://x", "local[0]", "local[]", "local[2]x", "spark://", "yarn-client", ""]
 )
 def test_bad_master_is_refused_before_spark_starts(
-    work: Path, master: str, monkeypatch: pytest.MonkeyPatch, capsys: Any
+    work: Path, master: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     args = _decode(work / "contract.yaml", [work / "in.jsonl"], work / "feed", "--master", master)
-    err = _refused(args, monkeypatch, capsys)
+    err = _refused(args, monkeypatch)
     assert f"error: --master: {master!r} is not a Spark master URL" in err
     assert not (work / "feed").exists()
 
 
 @pytest.mark.parametrize("layout", ["auto", "kcat", "values"])
 def test_a_missing_input_is_refused_before_spark_starts(
-    work: Path, layout: str, monkeypatch: pytest.MonkeyPatch, capsys: Any
+    work: Path, layout: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """README's own ``-i dumps/orders-topic/`` used to start a JVM (21 s of log) first."""
     missing = work / "dumps" / "orders-topic"
     args = _decode(CONTRACT, [SAMPLE, missing], work / "feed", "--input-format", layout)
-    err = _refused(args, monkeypatch, capsys)
+    err = _refused(args, monkeypatch)
     assert err == f"error: {missing}: no such file\n"
     assert not (work / "feed").exists()
 
@@ -224,14 +209,11 @@ def test_bad_master_names_the_value() -> None:
         check_master("bogus://x")
 
 
-def test_help_documents_overwrite_and_repeated_inputs(
-    monkeypatch: pytest.MonkeyPatch, capsys: Any
-) -> None:
-    monkeypatch.setenv("COLUMNS", "200")
-    code, out, _ = _cli(["spark", "decode", "--help"], monkeypatch, capsys)
-    assert code == 0
-    assert "--overwrite" in out
-    assert "repeat -i for several" in out
+def test_help_documents_overwrite_and_repeated_inputs() -> None:
+    result = run("spark", "decode", "--help", env={"COLUMNS": "200"})
+    assert result.code == 0
+    assert "--overwrite" in result.text
+    assert "repeat -i for several" in result.text
 
 
 # --- runs that decode (the shared Spark session) -----------------------------------------------
@@ -243,10 +225,11 @@ def _feed_rows(spark: Any, path: Path) -> int:
 
 @pytest.mark.spark
 def test_decode_into_an_existing_empty_directory(
-    spark: Any, work: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any
+    spark: Any, work: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     args = _decode(work / "contract.yaml", [work / "in.jsonl"], work / "empty")
-    code, out, err = _cli([*args, "--output-format", "json"], monkeypatch, capsys)
+    result = run(*args, "--output-format", "json")
+    code, out, err = result.code, result.text, result.err
     assert code == 0, err
     summary = json.loads(out)
     assert summary["rows"] > 0
@@ -256,10 +239,11 @@ def test_decode_into_an_existing_empty_directory(
 
 @pytest.mark.spark
 def test_overwrite_replaces_a_non_empty_directory(
-    spark: Any, work: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any
+    spark: Any, work: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     args = _decode(work / "contract.yaml", [work / "in.jsonl"], work / "keep", "--overwrite")
-    code, out, err = _cli([*args, "--output-format", "json"], monkeypatch, capsys)
+    result = run(*args, "--output-format", "json")
+    code, out, err = result.code, result.text, result.err
     assert code == 0, err
     assert not (work / "keep" / "notes.txt").exists()
     assert _feed_rows(spark, work / "keep") == json.loads(out)["rows"]
@@ -273,13 +257,11 @@ def test_input_without_messages_warns_and_succeeds(
     work: Path,
     contents: str,
     monkeypatch: pytest.MonkeyPatch,
-    capsys: Any,
 ) -> None:
     nothing = work / "nothing.jsonl"
     nothing.write_text(contents)
-    code, out, err = _cli(
-        _decode(work / "contract.yaml", [nothing], work / "feed"), monkeypatch, capsys
-    )
+    result = run(*_decode(work / "contract.yaml", [nothing], work / "feed"))
+    code, out, err = result.code, result.text, result.err
     assert code == 0, err
     warnings = [line for line in err.splitlines() if line.startswith("warning:")]
     assert warnings == [f"warning: {nothing}: the input holds no messages; the output has 0 rows"]
@@ -288,7 +270,7 @@ def test_input_without_messages_warns_and_succeeds(
 
 @pytest.mark.spark
 def test_several_inputs_without_messages_are_named(
-    spark: Any, work: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any
+    spark: Any, work: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     first, second = work / "a.jsonl", work / "b.jsonl"
     first.write_text("")
@@ -296,6 +278,7 @@ def test_several_inputs_without_messages_are_named(
     args = _decode(
         work / "contract.yaml", [first, second], work / "feed", "--input-format", "values"
     )
-    code, _, err = _cli(args, monkeypatch, capsys)
+    result = run(*args)
+    code, err = result.code, result.err
     assert code == 0, err
     assert f"warning: {first}, {second}: the inputs hold no messages" in err

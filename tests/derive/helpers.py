@@ -25,26 +25,6 @@ _CANDIDATES = [Path(p) for p in [os.environ.get("CDC_CONTRACTS_REALWORLD", "")] 
 REALWORLD = next((c for c in _CANDIDATES if c.is_dir()), _CANDIDATES[-1])
 
 
-def _cli_runner() -> Any:
-    """The project's one in-process CLI runner (tests/cli/test_formats_cli.py ``run``)."""
-    import importlib.util
-    import sys
-
-    module = sys.modules.get("test_formats_cli")
-    if module is None:
-        spec = importlib.util.spec_from_file_location(
-            "test_formats_cli", _ROOT / "tests" / "cli" / "test_formats_cli.py"
-        )
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        sys.modules["test_formats_cli"] = module
-        spec.loader.exec_module(module)
-    return module.run
-
-
-run = _cli_runner()
-
-
 def realworld(*parts: str) -> Path:
     """A file of the shared real-world corpus; the test is skipped (saying so) when absent."""
     path = REALWORLD.joinpath(*parts)

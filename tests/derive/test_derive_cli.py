@@ -6,10 +6,9 @@ import json
 from pathlib import Path
 
 import pytest
+from clirun import run
 
 from contracts.contract import load_contract
-
-from .helpers import run
 
 DDL = """
 CREATE TABLE shop.orders (

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import socket
 import subprocess
@@ -14,14 +13,12 @@ from pathlib import Path
 
 import httpx
 import pytest
-from typer.testing import CliRunner
+from clirun import Run, run, run_process
 
-from cli.main import app
 from contracts.contract import load_contract
 
 FIX = Path(__file__).parent.parent / "fixtures" / "diff"
 ROOT = Path(__file__).parent.parent.parent
-CLI = (sys.executable, "-m", "cli.main")
 
 
 @pytest.fixture()
@@ -64,20 +61,17 @@ def test_check_against_registered_versions(registry_url: str, tmp_path: Path) ->
     contracts.mkdir()
     shutil.copy(FIX / "decimal-scale-changed" / "after.yaml", contracts / "orders.yaml")
     shutil.copy(FIX / "format-changed" / "before.yaml", contracts / "shop.yaml")
-    result = CliRunner().invoke(
-        app,
-        [
-            "check",
-            str(contracts),
-            "--against",
-            "registry",
-            "--url",
-            registry_url,
-            "--output-format",
-            "json",
-        ],
+    result = run(
+        "check",
+        str(contracts),
+        "--against",
+        "registry",
+        "--url",
+        registry_url,
+        "--output-format",
+        "json",
     )
-    assert result.exit_code == 1, result.output
+    assert result.code == 1, result.output
     data = json.loads(result.output)
     by_name = {c["name"]: c for c in data["contracts"]}
     orders = by_name["pgserver1.public.orders"]
@@ -86,9 +80,8 @@ def test_check_against_registered_versions(registry_url: str, tmp_path: Path) ->
     assert by_name["shop.orders"]["status"] == "added"
 
 
-def check(*args: str, env: dict[str, str] | None = None) -> tuple[int, str]:
-    result = CliRunner().invoke(app, ["check", *args], env=env)
-    return result.exit_code, result.output
+def check(*args: str, env: dict[str, str] | None = None) -> Run:
+    return run("check", *args, env=env)
 
 
 def contracts_dir(tmp_path: Path, *fixtures: tuple[str, str]) -> Path:
@@ -103,14 +96,10 @@ def test_a_pushed_contract_is_unchanged_and_no_socket_is_left_open(
     registry_url: str, tmp_path: Path
 ) -> None:
     contracts = contracts_dir(tmp_path, ("decimal-scale-changed", "before"))
-    push = subprocess.run(
-        [*CLI, "registry", "push", str(contracts)],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        env={**os.environ, "SCHEMA_REGISTRY_URL": registry_url},
+    push = run_process(
+        "registry", "push", str(contracts), env={"SCHEMA_REGISTRY_URL": registry_url}
     )
-    assert push.returncode == 0, push.stderr
+    assert push.code == 0, push.err
     args = [
         "check",
         str(contracts),
@@ -121,23 +110,19 @@ def test_a_pushed_contract_is_unchanged_and_no_socket_is_left_open(
         "--output-format",
         "json",
     ]
-    done = subprocess.run(
-        [*CLI, *args],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-    )
-    assert done.returncode == 0, done.stderr
-    (entry,) = json.loads(done.stdout)["contracts"]
+    done = run_process(*args)
+    assert done.code == 0, done.err
+    (entry,) = json.loads(done.text)["contracts"]
     assert entry["status"] == "unchanged" and entry["findings"] == []
-    assert "ResourceWarning" not in done.stderr, done.stderr
+    assert "ResourceWarning" not in done.err, done.err
     # a changed contract is still judged against what is registered
     shutil.copy(
         FIX / "decimal-scale-changed" / "after.yaml", contracts / "decimal-scale-changed.yaml"
     )
-    code, out = check(
+    result = check(
         str(contracts), "--against", "registry", "--url", registry_url, "--output-format", "json"
     )
+    code, out = result.code, result.output
     assert code == 1
     (entry,) = json.loads(out)["contracts"]
     assert entry["status"] == "changed"
@@ -146,9 +131,10 @@ def test_a_pushed_contract_is_unchanged_and_no_socket_is_left_open(
 
 def test_schema_registry_url_is_honoured(registry_url: str, tmp_path: Path) -> None:
     contracts = contracts_dir(tmp_path, ("column-added", "before"))
-    code, out = check(
+    result = check(
         str(contracts), "--against", "registry", env={"SCHEMA_REGISTRY_URL": registry_url}
     )
+    code, out = result.code, result.output
     assert code == 0, out
     assert "against registry" in out
 
@@ -168,9 +154,10 @@ def test_a_version_registered_by_another_tool_is_compared_as_avro(
     )
     assert answer.status_code == 200, answer.text
     contracts = contracts_dir(tmp_path, ("avro-field-no-default", "after"))
-    code, out = check(
+    result = check(
         str(contracts), "--against", "registry", "--url", registry_url, "--output-format", "json"
     )
+    code, out = result.code, result.output
     assert code == 1, out
     (entry,) = json.loads(out)["contracts"]
     assert entry["status"] == "changed" and entry["compatible"] is False
@@ -181,7 +168,8 @@ def test_a_version_registered_by_another_tool_is_compared_as_avro(
 @pytest.mark.parametrize("fail_on", ["breaking", "never"])
 def test_an_unusable_registry_exits_2(tmp_path: Path, url: str, fail_on: str) -> None:
     contracts = contracts_dir(tmp_path, ("column-added", "before"))
-    code, out = check(str(contracts), "--against", "registry", "--url", url, "--fail-on", fail_on)
+    result = check(str(contracts), "--against", "registry", "--url", url, "--fail-on", fail_on)
+    code, out = result.code, result.output
     assert code == 2, out
     assert out.startswith(f"error: {url}: ")
 
@@ -189,12 +177,14 @@ def test_an_unusable_registry_exits_2(tmp_path: Path, url: str, fail_on: str) ->
 def test_no_contracts_against_the_registry_exits_2(tmp_path: Path) -> None:
     empty = tmp_path / "empty"
     empty.mkdir()
-    code, out = check(str(empty), "--against", "registry", "--url", "http://127.0.0.1:1")
+    result = check(str(empty), "--against", "registry", "--url", "http://127.0.0.1:1")
+    code, out = result.code, result.output
     assert code == 2 and "no contracts found under" in out
 
 
 def test_a_file_that_is_not_a_contract_is_an_error_against_the_registry(tmp_path: Path) -> None:
     contracts = contracts_dir(tmp_path, ("column-added", "before"))
     (contracts / "notes.yaml").write_text("foo: bar\n")
-    code, out = check(str(contracts), "--against", "registry", "--url", "http://127.0.0.1:1")
+    result = check(str(contracts), "--against", "registry", "--url", "http://127.0.0.1:1")
+    code, out = result.code, result.output
     assert code == 2 and "notes.yaml:1: " in out

@@ -6,18 +6,14 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
-
-from cli.main import app
+from clirun import run, run_process
 
 FIX = Path(__file__).parent.parent / "fixtures" / "diff"
 ROOT = Path(__file__).parent.parent.parent
-runner = CliRunner()
 
 
 def pair(rule: str) -> list[str]:
@@ -26,16 +22,12 @@ def pair(rule: str) -> list[str]:
     return [str(before), str(after)]
 
 
-def run(*args: str, env: dict[str, str] | None = None) -> tuple[int, str]:
-    result = runner.invoke(app, list(args), env=env)
-    return result.exit_code, result.output
-
-
 # --- diff: outputs ----------------------------------------------------------------------------
 
 
 def test_json_output_is_the_diff_result_object() -> None:
-    code, out = run("diff", *pair("decimal-scale-changed"), "--output-format", "json")
+    result = run("diff", *pair("decimal-scale-changed"), "--output-format", "json")
+    code, out = result.code, result.output
     assert code == 1
     data = json.loads(out)
     assert list(data) == ["level", "compatible", "breaking", "findings"]
@@ -51,7 +43,8 @@ def test_json_output_is_the_diff_result_object() -> None:
 
 
 def test_text_output_names_rule_path_and_message() -> None:
-    code, out = run("diff", *pair("temporal-unit-changed"))
+    result = run("diff", *pair("temporal-unit-changed"))
+    code, out = result.code, result.output
     assert code == 1
     assert "temporal-unit-changed" in out and "value.after.created_at" in out
     assert "changed timestamp unit from micros to millis" in out
@@ -64,9 +57,10 @@ def test_github_output_annotates_the_contract_line(tmp_path: Path) -> None:
         i for i, text in enumerate(Path(new).read_text().splitlines(), 1) if "field: amount" in text
     )
     summary = tmp_path / "summary.md"
-    code, out = run(
+    result = run(
         "diff", old, new, "--output-format", "github", env={"GITHUB_STEP_SUMMARY": str(summary)}
     )
+    code, out = result.code, result.output
     assert code == 1
     assert (
         f"::error file={new},line={line},title=decimal-scale-changed (value.after.amount)::"
@@ -78,18 +72,21 @@ def test_github_output_annotates_the_contract_line(tmp_path: Path) -> None:
 
 
 def test_github_output_levels_follow_severity() -> None:
-    code, out = run("diff", *pair("column-removed"), "--output-format", "github")
+    result = run("diff", *pair("column-removed"), "--output-format", "github")
+    code, out = result.code, result.output
     assert code == 0
     assert any(line.startswith("::warning file=") for line in out.splitlines())
-    code, out = run(
+    result = run(
         "diff", *pair("column-removed"), "--output-format", "github", "--fail-on", "warning"
     )
+    code, out = result.code, result.output
     assert code == 1
     assert any(line.startswith("::error file=") for line in out.splitlines())
 
 
 def test_junit_output_has_one_case_per_rule() -> None:
-    code, out = run("diff", *pair("key-columns-changed"), "--output-format", "junit")
+    result = run("diff", *pair("key-columns-changed"), "--output-format", "junit")
+    code, out = result.code, result.output
     assert code == 1
     root = ET.fromstring(out)
     cases = root.findall(".//testcase")
@@ -101,7 +98,8 @@ def test_junit_output_has_one_case_per_rule() -> None:
 
 
 def test_markdown_output_is_a_table() -> None:
-    code, out = run("diff", *pair("enum-values-added"), "--output-format", "markdown")
+    result = run("diff", *pair("enum-values-added"), "--output-format", "markdown")
+    code, out = result.code, result.output
     assert code == 0
     assert "| Contract | Level | Compatible | Breaking | Findings |" in out
     assert "`enum-values-added`" in out and "✅ passed" in out
@@ -111,60 +109,53 @@ def test_markdown_output_is_a_table() -> None:
 
 
 def test_exit_0_when_nothing_breaks() -> None:
-    code, out = run("diff", *pair("column-added"))
+    result = run("diff", *pair("column-added"))
+    code, out = result.code, result.output
     assert code == 0, out
     assert "result: ok" in out
 
 
 def test_fail_on_warning_and_never() -> None:
-    assert run("diff", *pair("column-removed"))[0] == 0
-    assert run("diff", *pair("column-removed"), "--fail-on", "warning")[0] == 1
-    assert run("diff", *pair("decimal-scale-changed"), "--fail-on", "never")[0] == 0
+    assert run("diff", *pair("column-removed")).code == 0
+    assert run("diff", *pair("column-removed"), "--fail-on", "warning").code == 1
+    assert run("diff", *pair("decimal-scale-changed"), "--fail-on", "never").code == 0
 
 
 def test_level_option_changes_the_verdict() -> None:
     old, new = pair("avro-type-mismatch")
-    backward = json.loads(run("diff", old, new, "--output-format", "json")[1])
-    forward = json.loads(run("diff", old, new, "--output-format", "json", "--level", "FORWARD")[1])
+    backward = json.loads(run("diff", old, new, "--output-format", "json").output)
+    forward = json.loads(
+        run("diff", old, new, "--output-format", "json", "--level", "FORWARD").output
+    )
     assert backward["compatible"] is False  # int cannot read long
     assert forward["compatible"] is True  # long reads int
     assert forward["level"] == "FORWARD"
-    assert run("diff", old, new, "--level", "NONE")[0] == 0
+    assert run("diff", old, new, "--level", "NONE").code == 0
 
 
 def test_exit_2_on_unusable_input(tmp_path: Path) -> None:
     bad = tmp_path / "bad.json"
     bad.write_text('{"type": "struct", "fields": [')
-    code, out = run("diff", str(bad), pair("column-added")[1])
+    result = run("diff", str(bad), pair("column-added")[1])
+    code, out = result.code, result.output
     assert code == 2
     assert "error:" in out and "bad.json" in out
-    code, out = run("diff", str(tmp_path / "missing.yaml"), pair("column-added")[1])
+    result = run("diff", str(tmp_path / "missing.yaml"), pair("column-added")[1])
+    code, out = result.code, result.output
     assert code == 2 and "no such file" in out
 
 
 def test_exit_2_on_usage_error() -> None:
-    assert run("diff", *pair("column-added"), "--output-format", "xml")[0] == 2
-    assert run("diff", pair("column-added")[0])[0] == 2
+    assert run("diff", *pair("column-added"), "--output-format", "xml").code == 2
+    assert run("diff", pair("column-added")[0]).code == 2
 
 
 def test_real_entry_point_exit_codes(tmp_path: Path) -> None:
-    exe = shutil.which("cdc-contracts", path=str(Path(sys.executable).parent))
-    cmd = [exe] if exe else [sys.executable, "-m", "cli.main"]
-    done = subprocess.run(
-        [*cmd, "diff", *pair("decimal-scale-changed"), "--output-format", "json"],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-    )
-    assert done.returncode == 1 and json.loads(done.stdout)["breaking"] is True
-    done = subprocess.run(
-        [*cmd, "diff", str(tmp_path / "nope.avsc"), pair("column-added")[1]],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-    )
-    assert done.returncode == 2
-    assert done.stderr.startswith("error: ") and "Traceback" not in done.stderr
+    done = run_process("diff", *pair("decimal-scale-changed"), "--output-format", "json")
+    assert done.code == 1 and json.loads(done.text)["breaking"] is True
+    done = run_process("diff", str(tmp_path / "nope.avsc"), pair("column-added")[1])
+    assert done.code == 2
+    assert done.err.startswith("error: ") and "Traceback" not in done.err
 
 
 # --- check against git ------------------------------------------------------------------------
@@ -206,7 +197,8 @@ def repo(tmp_path: Path) -> Path:
 
 
 def test_check_unchanged_passes(repo: Path) -> None:
-    code, out = run("check", str(repo / "contracts"), "--against", "git:HEAD")
+    result = run("check", str(repo / "contracts"), "--against", "git:HEAD")
+    code, out = result.code, result.output
     assert code == 0, out
     assert "3 contract(s): 0 changed" in out
 
@@ -216,7 +208,8 @@ def test_check_reports_changed_added_and_removed(repo: Path, tmp_path: Path) -> 
     shutil.copy(FIX / "decimal-scale-changed" / "after.yaml", contracts / "orders.yaml")
     (contracts / "shop.yaml").unlink()
     shutil.copy(FIX / "column-added" / "after.yaml", contracts / "new_table.yaml")
-    code, out = run("check", str(contracts), "--against", "git:HEAD", "--output-format", "json")
+    result = run("check", str(contracts), "--against", "git:HEAD", "--output-format", "json")
+    code, out = result.code, result.output
     assert code == 1, out
     data = json.loads(out)
     status = {c["file"]: c["status"] for c in data["contracts"]}
@@ -233,7 +226,7 @@ def test_check_reports_changed_added_and_removed(repo: Path, tmp_path: Path) -> 
     assert data["breaking"] is True
 
     summary = tmp_path / "summary.md"
-    code, out = run(
+    result = run(
         "check",
         str(contracts),
         "--against",
@@ -242,27 +235,33 @@ def test_check_reports_changed_added_and_removed(repo: Path, tmp_path: Path) -> 
         "github",
         env={"GITHUB_STEP_SUMMARY": str(summary)},
     )
+    code, out = result.code, result.output
     assert code == 1
     assert any(
         line.startswith("::error file=contracts/orders.yaml,line=") for line in out.splitlines()
     )
     assert "contracts/shop.yaml" in summary.read_text() or "shop.orders" in summary.read_text()
 
-    code, out = run("check", str(contracts), "--against", "git:HEAD", "--output-format", "junit")
+    result = run("check", str(contracts), "--against", "git:HEAD", "--output-format", "junit")
+    code, out = result.code, result.output
     assert code == 1
     assert ET.fromstring(out).get("failures") == "1"
 
 
 def test_check_usage_and_input_errors(repo: Path) -> None:
-    code, out = run("check", str(repo / "contracts"), "--against", "git:no-such-ref")
+    result = run("check", str(repo / "contracts"), "--against", "git:no-such-ref")
+    code, out = result.code, result.output
     assert code == 2 and "error:" in out
-    code, out = run("check", str(repo / "contracts"), "--against", "svn:1")
+    result = run("check", str(repo / "contracts"), "--against", "svn:1")
+    code, out = result.code, result.output
     assert code == 2 and "unknown baseline" in out
-    code, out = run("check", str(repo / "contracts"), "--against", "registry")
+    result = run("check", str(repo / "contracts"), "--against", "registry")
+    code, out = result.code, result.output
     assert code == 2 and "--url" in out
     broken = repo / "contracts" / "broken.yaml"
     broken.write_text("name: x\nformat: debezium-json\ncolumns: [\n")
-    code, out = run("check", str(repo / "contracts"), "--against", "git:HEAD")
+    result = run("check", str(repo / "contracts"), "--against", "git:HEAD")
+    code, out = result.code, result.output
     assert code == 2 and "broken.yaml" in out
 
 
@@ -270,7 +269,8 @@ def test_check_runs_from_inside_a_subdirectory(repo: Path) -> None:
     cwd = os.getcwd()
     os.chdir(repo / "contracts")
     try:
-        code, out = run("check", "--against", "git:HEAD")
+        result = run("check", "--against", "git:HEAD")
+        code, out = result.code, result.output
     finally:
         os.chdir(cwd)
     assert code == 0, out

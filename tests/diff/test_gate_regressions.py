@@ -12,21 +12,13 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
-
-from cli.main import app
+from clirun import Run, run
 
 from .test_cli import contracts_repo, git
 
 FIX = Path(__file__).parent.parent / "fixtures" / "diff"
 ROOT = Path(__file__).parent.parent.parent
 PRODUCTS = ROOT / "examples" / "topics" / "debezium-json" / "dbserver1.inventory.products.jsonl"
-runner = CliRunner()
-
-
-def run(*args: str, env: dict[str, str] | None = None) -> tuple[int, str]:
-    result = runner.invoke(app, list(args), env=env)
-    return result.exit_code, result.output
 
 
 def line_of(path: Path, needle: str) -> int:
@@ -50,7 +42,7 @@ def breaking_change(repo: Path) -> Path:
     return orders
 
 
-def check(repo: Path, *extra: str) -> tuple[int, str]:
+def check(repo: Path, *extra: str) -> Run:
     return run("check", str(repo / "contracts"), "--against", "git:HEAD", *extra)
 
 
@@ -70,33 +62,37 @@ def test_a_typo_in_a_breaking_contract_is_an_error_not_a_removal(
     repo: Path, old: str, new: str, needle: str
 ) -> None:
     orders = breaking_change(repo)
-    assert check(repo)[0] == 1  # the change itself breaks
+    assert check(repo).code == 1  # the change itself breaks
     text = orders.read_text()
     assert old in text
     orders.write_text(text.replace(old, new, 1))
     for output in ("text", "json", "github", "junit"):
-        code, out = check(repo, "--output-format", output)
+        result = check(repo, "--output-format", output)
+        code, out = result.code, result.output
         assert code == 2, (output, out)
         # the error line (stderr) in every format; a machine format also says it in its own terms
         assert "error: contracts/orders.yaml:" in out, out
         assert out.startswith("error: contracts/orders.yaml:") == (output == "text"), out
         assert "removed" not in out and "result: ok" not in out
-    line = int(check(repo)[1].split(":")[2])
+    line = int(check(repo).output.split(":")[2])
     assert line in (1, line_of(orders, needle))
 
 
 def test_yaml_that_is_not_a_contract_is_an_error(repo: Path) -> None:
     notes = repo / "contracts" / "notes.yaml"
     notes.write_text("foo: bar\n")
-    code, out = check(repo)
+    result = check(repo)
+    code, out = result.code, result.output
     assert code == 2
     assert out.startswith("error: contracts/notes.yaml:1: ")
     notes.write_text("- just\n- a list\n")
-    code, out = check(repo)
+    result = check(repo)
+    code, out = result.code, result.output
     assert code == 2 and out.startswith("error: contracts/notes.yaml:1: ")
     notes.unlink()
     (repo / "contracts" / "bad.yml").write_bytes(b"name: x\ncolumns: \xff\n")
-    code, out = check(repo)
+    result = check(repo)
+    code, out = result.code, result.output
     assert code == 2 and "contracts/bad.yml:2: contract file is not UTF-8 text" in out
 
 
@@ -104,7 +100,8 @@ def test_a_committed_file_that_does_not_load_is_an_error_even_unchanged(repo: Pa
     (repo / "contracts" / "settings.yml").write_text("retention: 7d\n")
     git(repo, "add", "contracts")
     git(repo, "commit", "-q", "-m", "settings")
-    code, out = check(repo)
+    result = check(repo)
+    code, out = result.code, result.output
     assert code == 2 and out.startswith("error: contracts/settings.yml:1: ")
 
 
@@ -112,7 +109,8 @@ def test_hidden_directories_are_not_read(repo: Path) -> None:
     hidden = repo / "contracts" / ".config"
     hidden.mkdir()
     (hidden / "settings.yml").write_text("retention: 7d\n")
-    code, out = check(repo)
+    result = check(repo)
+    code, out = result.code, result.output
     assert code == 0, out
 
 
@@ -122,13 +120,15 @@ def test_a_baseline_that_does_not_load_is_an_error_naming_the_ref(repo: Path) ->
     orders.write_text(good.replace("columns:", "colums:", 1))
     git(repo, "commit", "-q", "-am", "broken")
     breaking_change(repo)  # fixed, and breaking: it cannot be compared, so it cannot pass
-    code, out = check(repo)
+    result = check(repo)
+    code, out = result.code, result.output
     assert code == 2
     assert out.startswith("error: HEAD:contracts/orders.yaml:"), out
     assert "cannot be compared with git:HEAD" in out and "added" not in out
-    code, out = run(
+    result = run(
         "check", str(repo / "contracts"), "--against", "git:HEAD~1", "--output-format", "json"
-    )  # against a ref where it loads, the change is judged
+    )
+    code, out = result.code, result.output  # against a ref where it loads, the change is judged
     assert code == 1 and json.loads(out)["breaking"] is True
 
 
@@ -138,20 +138,22 @@ def test_a_removed_file_that_was_not_a_contract_is_printed_in_every_output(repo:
     git(repo, "add", "contracts")
     git(repo, "commit", "-q", "-m", "notes", "--no-verify")
     notes.unlink()
-    code, out = check(repo)
+    result = check(repo)
+    code, out = result.code, result.output
     assert code == 0
     assert "note: contracts/notes.yaml: removed; it was not a contract at git:HEAD" in out
-    code, out = check(repo, "--output-format", "json")
+    result = check(repo, "--output-format", "json")
+    code, out = result.code, result.output
     (note,) = json.loads(out)["skipped"]
     assert (
         note.startswith("contracts/notes.yaml: removed") and "HEAD:contracts/notes.yaml:1" in note
     )
     assert (
         "::notice title=not compared::contracts/notes.yaml"
-        in check(repo, "--output-format", "github")[1]
+        in check(repo, "--output-format", "github").output
     )
-    assert "contracts/notes.yaml: removed" in check(repo, "--output-format", "markdown")[1]
-    root = ET.fromstring(check(repo, "--output-format", "junit")[1])
+    assert "contracts/notes.yaml: removed" in check(repo, "--output-format", "markdown").output
+    root = ET.fromstring(check(repo, "--output-format", "junit").output)
     skipped = [c for c in root.iter("testcase") if c.find("skipped") is not None]
     assert [c.get("name") for c in skipped] == ["contracts/notes.yaml"]
 
@@ -159,7 +161,8 @@ def test_a_removed_file_that_was_not_a_contract_is_printed_in_every_output(repo:
 def test_a_comment_only_edit_is_unchanged(repo: Path) -> None:
     orders = repo / "contracts" / "orders.yaml"
     orders.write_text("# owned by the orders team\n" + orders.read_text())
-    code, out = check(repo, "--output-format", "json")
+    result = check(repo, "--output-format", "json")
+    code, out = result.code, result.output
     assert code == 0
     status = {c["file"]: c["status"] for c in json.loads(out)["contracts"]}
     assert status["contracts/orders.yaml"] == "unchanged"
@@ -169,7 +172,8 @@ def test_a_comment_only_edit_is_unchanged(repo: Path) -> None:
 
 
 def test_an_unknown_ref_is_named(repo: Path) -> None:
-    code, out = run("check", str(repo / "contracts"), "--against", "git:nonexistent")
+    result = run("check", str(repo / "contracts"), "--against", "git:nonexistent")
+    code, out = result.code, result.output
     assert code == 2
     assert out.startswith("error: --against git:nonexistent: git ref 'nonexistent' is not a commit")
 
@@ -177,16 +181,19 @@ def test_an_unknown_ref_is_named(repo: Path) -> None:
 def test_a_directory_without_contracts_fails(repo: Path) -> None:
     empty = repo / "empty"
     empty.mkdir()
-    code, out = run("check", str(empty), "--against", "git:HEAD")
+    result = run("check", str(empty), "--against", "git:HEAD")
+    code, out = result.code, result.output
     assert code == 2 and "no contracts found under" in out
-    code, out = run("check", str(repo / "missing"), "--against", "git:HEAD")
+    result = run("check", str(repo / "missing"), "--against", "git:HEAD")
+    code, out = result.code, result.output
     assert code == 2 and "no such directory" in out
 
 
 def test_every_contract_removed_is_reported_not_an_empty_directory(repo: Path) -> None:
     for p in (repo / "contracts").iterdir():
         p.unlink()
-    code, out = check(repo, "--output-format", "json")
+    result = check(repo, "--output-format", "json")
+    code, out = result.code, result.output
     assert code == 0
     assert {c["status"] for c in json.loads(out)["contracts"]} == {"removed"}
 
@@ -197,7 +204,8 @@ def test_every_contract_removed_is_reported_not_an_empty_directory(repo: Path) -
 @pytest.mark.parametrize("fail_on", ["breaking", "warning", "never"])
 def test_junit_records_breaking_findings_as_failures(repo: Path, fail_on: str) -> None:
     breaking_change(repo)
-    code, out = check(repo, "--output-format", "junit", "--fail-on", fail_on)
+    result = check(repo, "--output-format", "junit", "--fail-on", fail_on)
+    code, out = result.code, result.output
     assert code == (0 if fail_on == "never" else 1)
     root = ET.fromstring(out)
     assert root.get("failures") == "1"
@@ -207,7 +215,8 @@ def test_junit_records_breaking_findings_as_failures(repo: Path, fail_on: str) -
 
 def test_junit_registry_verdict_fails_with_fail_on_never() -> None:
     old, new = (next((FIX / "avro-type-mismatch").glob(f"{w}.*")) for w in ("before", "after"))
-    code, out = run("diff", str(old), str(new), "--output-format", "junit", "--fail-on", "never")
+    result = run("diff", str(old), str(new), "--output-format", "junit", "--fail-on", "never")
+    code, out = result.code, result.output
     assert code == 0
     root = ET.fromstring(out)
     failed = {c.get("name") for c in root.iter("testcase") if c.find("failure") is not None}
@@ -222,8 +231,9 @@ def test_staged_checks_what_a_commit_would_record(repo: Path) -> None:
     git(repo, "add", "contracts/orders.yaml")
     git(repo, "show", "HEAD:contracts/orders.yaml")
     orders.write_text(git(repo, "show", "HEAD:contracts/orders.yaml"))  # work tree: as HEAD
-    assert check(repo)[0] == 0  # the working tree is unchanged ...
-    code, out = check(repo, "--staged", "--output-format", "json")
+    assert check(repo).code == 0  # the working tree is unchanged ...
+    result = check(repo, "--staged", "--output-format", "json")
+    code, out = result.code, result.output
     assert code == 1, out  # ... but the commit would break
     data = json.loads(out)
     status = {c["file"]: c["status"] for c in data["contracts"]}
@@ -233,14 +243,17 @@ def test_staged_checks_what_a_commit_would_record(repo: Path) -> None:
 def test_staged_ignores_untracked_and_unstaged_files_and_sees_staged_removals(repo: Path) -> None:
     (repo / "contracts" / "draft.yaml").write_text("not: a contract\n")  # untracked
     breaking_change(repo)  # not staged
-    code, out = check(repo, "--staged")
+    result = check(repo, "--staged")
+    code, out = result.code, result.output
     assert code == 0, out
     git(repo, "rm", "-q", "--cached", "contracts/shop.yaml")  # staged removal, file kept
-    code, out = check(repo, "--staged", "--output-format", "json")
+    result = check(repo, "--staged", "--output-format", "json")
+    code, out = result.code, result.output
     status = {c["file"]: c["status"] for c in json.loads(out)["contracts"]}
     assert status == {"contracts/orders.yaml": "unchanged", "contracts/shop.yaml": "removed"}
     git(repo, "add", "contracts/draft.yaml")
-    code, out = check(repo, "--staged")
+    result = check(repo, "--staged")
+    code, out = result.code, result.output
     assert code == 2 and out.startswith("error: contracts/draft.yaml:1: ")
 
 
@@ -248,7 +261,8 @@ def test_staged_from_inside_the_directory(repo: Path, monkeypatch: pytest.Monkey
     breaking_change(repo)
     git(repo, "add", "contracts")
     monkeypatch.chdir(repo / "contracts")
-    code, out = run("check", "--staged")
+    result = run("check", "--staged")
+    code, out = result.code, result.output
     assert code == 1 and "decimal-scale-changed" in out
 
 
@@ -258,7 +272,7 @@ def test_staged_from_inside_the_directory(repo: Path, monkeypatch: pytest.Monkey
 def test_an_unwritable_step_summary_keeps_the_verdict(repo: Path, tmp_path: Path) -> None:
     breaking_change(repo)
     env = {"GITHUB_STEP_SUMMARY": str(tmp_path / "no" / "such" / "dir" / "s.md")}
-    code, out = run(
+    result = run(
         "check",
         str(repo / "contracts"),
         "--against",
@@ -267,6 +281,7 @@ def test_an_unwritable_step_summary_keeps_the_verdict(repo: Path, tmp_path: Path
         "github",
         env=env,
     )
+    code, out = result.code, result.output
     assert code == 1
     assert "warning: GITHUB_STEP_SUMMARY" in out and "internal error" not in out
 
@@ -280,7 +295,8 @@ def test_diff_refuses_an_unknown_format(tmp_path: Path) -> None:
     typo.write_text(before.read_text().replace("format: debezium-json", "format: debezium-jsn"))
     line = line_of(typo, "format:")
     for old, new in ((before, typo), (typo, typo)):
-        code, out = run("diff", str(old), str(new))
+        result = run("diff", str(old), str(new))
+        code, out = result.code, result.output
         assert code == 2, out
         assert out.startswith(f"error: {typo}:{line}: format: unknown format 'debezium-jsn'")
 
@@ -297,11 +313,13 @@ def messages(tmp_path: Path, name: str, lines: list[str]) -> Path:
 def test_diff_reports_a_malformed_line_after_the_first(tmp_path: Path) -> None:
     good = PRODUCTS.read_text().splitlines()[:5]
     garbled = messages(tmp_path, "garbled.jsonl", [*good[:2], "garbage here", *good[3:]])
-    code, out = run("diff", str(PRODUCTS), str(garbled))
+    result = run("diff", str(PRODUCTS), str(garbled))
+    code, out = result.code, result.output
     assert code == 2
     assert out.startswith(f"error: {garbled}:3: ")
     truncated = messages(tmp_path, "trunc.jsonl", [*good[:2], good[2][:100], *good[3:]])
-    code, out = run("diff", str(truncated), str(PRODUCTS))
+    result = run("diff", str(truncated), str(PRODUCTS))
+    code, out = result.code, result.output
     assert code == 2 and out.startswith(f"error: {truncated}:3: ")
 
 
@@ -313,11 +331,13 @@ def test_diff_refuses_messages_with_several_schemas(tmp_path: Path) -> None:
         row["fields"].append({"type": "string", "optional": True, "field": "colour"})
     v2["payload"]["after"]["colour"] = "red"
     mixed = messages(tmp_path, "mixed.jsonl", [*lines[:3], json.dumps(v2), lines[3]])
-    code, out = run("diff", str(PRODUCTS), str(mixed))
+    result = run("diff", str(PRODUCTS), str(mixed))
+    code, out = result.code, result.output
     assert code == 2
     assert out.startswith(f"error: {mixed}:4: the value schema differs from the one at {mixed}:1")
     newer = messages(tmp_path, "v2.jsonl", [json.dumps(v2)] * 3)
-    code, out = run("diff", str(PRODUCTS), str(newer), "--output-format", "json")
+    result = run("diff", str(PRODUCTS), str(newer), "--output-format", "json")
+    code, out = result.code, result.output
     assert code == 0, out
     assert [f["rule"] for f in json.loads(out)["findings"]] == ["column-added"]
 
@@ -330,10 +350,12 @@ def test_diff_of_kcat_records_skips_tombstones_and_reads_every_record(tmp_path: 
         tmp_path, "ok.jsonl", [json.dumps(tombstone), json.dumps(record), json.dumps(tombstone)]
     )
     contract = FIX / "column-added" / "before.yaml"
-    code, out = run("diff", str(ok), str(contract), "--output-format", "json")
+    result = run("diff", str(ok), str(contract), "--output-format", "json")
+    code, out = result.code, result.output
     assert code == 0, out
     bad = messages(tmp_path, "bad.jsonl", [json.dumps(record), json.dumps(broken)])
-    code, out = run("diff", str(bad), str(contract))
+    result = run("diff", str(bad), str(contract))
+    code, out = result.code, result.output
     assert code == 2 and out.startswith(f"error: {bad}:2")
 
 
@@ -341,7 +363,8 @@ def test_a_schema_file_holds_one_document(tmp_path: Path) -> None:
     avsc = next((FIX / "avro-type-mismatch").glob("before.*"))
     two = tmp_path / "two.json"
     two.write_text(avsc.read_text() + "\n" + avsc.read_text())
-    code, out = run("diff", str(two), str(avsc))
+    result = run("diff", str(two), str(avsc))
+    code, out = result.code, result.output
     assert code == 2 and "a second JSON document" in out
 
 
@@ -354,9 +377,11 @@ def test_a_symlinked_contract_is_compared_with_the_file_it_points_to(repo: Path)
     (repo / "contracts" / "orders.yaml").symlink_to("../shared/orders.yaml")
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "-m", "orders through a link")
-    code, out = run("check", str(repo / "contracts"), "--against", "git:HEAD")
+    result = run("check", str(repo / "contracts"), "--against", "git:HEAD")
+    code, out = result.code, result.output
     assert code == 0, out
     assert "2 unchanged" in out
     shutil.copy(FIX / "decimal-scale-changed" / "after.yaml", shared / "orders.yaml")
-    code, out = run("check", str(repo / "contracts"), "--against", "git:HEAD")
+    result = run("check", str(repo / "contracts"), "--against", "git:HEAD")
+    code, out = result.code, result.output
     assert code == 1, out

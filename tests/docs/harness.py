@@ -50,6 +50,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import clirun
+
 ROOT = Path(__file__).resolve().parents[2]
 PAGES = (ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md")))
 SHELL_LANGS = frozenset({"bash", "sh", "shell"})
@@ -421,7 +423,7 @@ class Session:
     def _start_default_server(self) -> None:
         port = _free_port()
         db = self.state / "registry.db"
-        command = [sys.executable, "-m", "cli.main", "serve", "--port", str(port)]
+        command = clirun.command("serve", "--port", str(port))
         command += ["--registry-db", str(db), "--log-level", "warning"]
         log = (self.state / "default-server.log").open("wb")
         process = subprocess.Popen(command, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)

@@ -14,15 +14,14 @@ from pathlib import Path
 
 import httpx
 import pytest
+from clirun import Run, run, run_process
 
 from registry_sync import protocol
 from registry_sync.client import AsyncRegistryClient, RegistryClient, RegistryConfig
 from registry_sync.protocol import Call, NotARegistryError, Reply
 
-from .conftest import ROOT, RegistryServer, free_port
+from .conftest import RegistryServer, free_port
 from .helpers import make_contract, write_contracts
-
-CLI = (sys.executable, "-m", "cli.main")
 
 
 def _serve_directory(root: Path) -> tuple[subprocess.Popen[bytes], str]:
@@ -60,10 +59,6 @@ def contracts(tmp_path: Path, unique: str) -> Path:
     return write_contracts(tmp_path / "contracts", [make_contract(f"{unique}.orders")])
 
 
-def run(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*CLI, *args], cwd=ROOT, capture_output=True, text=True, timeout=120)
-
-
 COMMANDS = {
     "check": lambda d, url: ("check", str(d), "--against", "registry", "--url", url),
     "plan": lambda d, url: ("registry", "plan", str(d), "--url", url),
@@ -73,13 +68,13 @@ COMMANDS = {
 }
 
 
-def _assert_one_error_line(done: subprocess.CompletedProcess[str], url: str, what: str) -> None:
-    assert done.returncode == 2, done.stdout + done.stderr
-    lines = done.stderr.strip().splitlines()
-    assert len(lines) == 1, done.stderr
+def _assert_one_error_line(done: Run, url: str, what: str) -> None:
+    assert done.code == 2, done.text + done.err
+    lines = done.err.strip().splitlines()
+    assert len(lines) == 1, done.err
     assert lines[0].startswith(f"error: {url}: ") and what in lines[0], lines[0]
-    assert "Traceback" not in done.stderr
-    assert "added" not in done.stdout and "create" not in done.stdout
+    assert "Traceback" not in done.err
+    assert "added" not in done.text and "create" not in done.text
 
 
 @pytest.mark.parametrize("command", sorted(COMMANDS))
@@ -106,17 +101,17 @@ def test_github_and_junit_get_one_run_level_error(web_server: str, tmp_path: Pat
     github = run(
         "check", str(directory), "--against", "registry", "--url", web_server, "--output", "github"
     )
-    assert github.returncode == 2
-    annotations = [line for line in github.stdout.splitlines() if line.startswith("::")]
+    assert github.code == 2
+    annotations = [line for line in github.text.splitlines() if line.startswith("::")]
     assert len(annotations) == 1 and annotations[0].startswith("::error title=")
     assert web_server in annotations[0]
     junit = run(
         "check", str(directory), "--against", "registry", "--url", web_server, "--output", "junit"
     )
-    assert junit.returncode == 2
-    assert junit.stdout.count("<error ") == 1 and 'errors="1"' in junit.stdout
-    assert web_server in junit.stdout
-    assert "<testcase" in junit.stdout and junit.stdout.count("<testcase") == 1
+    assert junit.code == 2
+    assert junit.text.count("<error ") == 1 and 'errors="1"' in junit.text
+    assert web_server in junit.text
+    assert "<testcase" in junit.text and junit.text.count("<testcase") == 1
 
 
 def test_an_unreachable_registry_is_one_line(contracts: Path) -> None:
@@ -127,7 +122,7 @@ def test_an_unreachable_registry_is_one_line(contracts: Path) -> None:
 
 
 def test_serve_refuses_an_external_url_that_is_not_a_registry(web_server: str) -> None:
-    done = run("serve", "--port", str(free_port()), "--registry-url", web_server)
+    done = run_process("serve", "--port", str(free_port()), "--registry-url", web_server)
     _assert_one_error_line(done, web_server, "not a Schema Registry")
 
 

@@ -4,29 +4,21 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import httpx
 import yaml
+from clirun import run
 
-from .conftest import ROOT, RegistryServer
+from .conftest import RegistryServer
 from .helpers import make_contract, write_contracts
 
-CLI = (sys.executable, "-m", "cli.main")
 DECIMAL_SCALE_3 = {"scale": "3", "connect.decimal.precision": "10"}
-
-
-def run(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [*CLI, *args], cwd=ROOT, capture_output=True, text=True, timeout=120, input=stdin
-    )
 
 
 def pushed(registry: RegistryServer, tmp_path: Path, name: str) -> Path:
     directory = write_contracts(tmp_path / "c", [make_contract(name)])
-    assert run("registry", "push", str(directory), "--url", registry.url).returncode == 0
+    assert run("registry", "push", str(directory), "--url", registry.url).code == 0
     return directory
 
 
@@ -36,33 +28,33 @@ def test_subjects_describe_and_set_level(
     pushed(registry, tmp_path, f"{unique}.orders")
     url = ("--url", registry.url)
     listed = run("registry", "subjects", "--prefix", unique, *url)
-    assert listed.returncode == 0
-    assert listed.stdout.splitlines() == [f"{unique}.orders-key", f"{unique}.orders-value"]
+    assert listed.code == 0
+    assert listed.text.splitlines() == [f"{unique}.orders-key", f"{unique}.orders-value"]
     as_json = json.loads(
-        run("registry", "subjects", "--prefix", unique, *url, "--output-format", "json").stdout
+        run("registry", "subjects", "--prefix", unique, *url, "--output-format", "json").text
     )
     assert as_json["subjects"] == [f"{unique}.orders-key", f"{unique}.orders-value"]
 
     described = run(
         "registry", "describe", f"{unique}.orders-value", *url, "--output-format", "json"
     )
-    found = json.loads(described.stdout)
+    found = json.loads(described.text)
     assert (found["version"], found["versions"], found["compatibility"]) == (1, [1], "BACKWARD")
     assert found["metadata"]["cdc.contract.name"] == f"{unique}.orders"
     assert found["schema"]["type"] == "record"
-    text = run("registry", "describe", f"{unique}.orders-value", "--version", "1", *url).stdout
+    text = run("registry", "describe", f"{unique}.orders-value", "--version", "1", *url).text
     assert f"contract       {unique}.orders" in text and '"type": "record"' in text
     missing = run("registry", "describe", f"{unique}.nope-value", *url)
-    assert missing.returncode == 2
-    assert missing.stderr.strip() == f"error: {unique}.nope-value: no such subject"
+    assert missing.code == 2
+    assert missing.err.strip() == f"error: {unique}.nope-value: no such subject"
 
     changed = run("registry", "set-level", f"{unique}.orders-value", "full_transitive", *url)
-    assert changed.returncode == 0
-    assert changed.stdout.strip() == f"{unique}.orders-value: BACKWARD → FULL_TRANSITIVE"
+    assert changed.code == 0
+    assert changed.text.strip() == f"{unique}.orders-value: BACKWARD → FULL_TRANSITIVE"
     level = httpx.get(f"{registry.url}/config/{unique}.orders-value").json()
     assert level == {"compatibilityLevel": "FULL_TRANSITIVE"}
     bad = run("registry", "set-level", f"{unique}.orders-value", "SIDEWAYS", *url)
-    assert bad.returncode == 2 and "unknown level 'SIDEWAYS'" in bad.stderr
+    assert bad.code == 2 and "unknown level 'SIDEWAYS'" in bad.err
 
 
 def test_delete_asks_or_needs_yes(registry: RegistryServer, tmp_path: Path, unique: str) -> None:
@@ -70,22 +62,22 @@ def test_delete_asks_or_needs_yes(registry: RegistryServer, tmp_path: Path, uniq
     subject = f"{unique}.orders-key"
     url = ("--url", registry.url)
     refused = run("registry", "delete", subject, *url)  # stdin is not a terminal
-    assert refused.returncode == 2
-    assert "refusing to delete subject" in refused.stderr and "--yes" in refused.stderr
+    assert refused.code == 2
+    assert "refusing to delete subject" in refused.err and "--yes" in refused.err
     assert httpx.get(f"{registry.url}/subjects/{subject}/versions").json() == [1]
 
     soft = run("registry", "delete", subject, "--version", "1", "--yes", *url)
-    assert soft.returncode == 0 and soft.stdout.strip() == f"deleted {subject} version(s) 1"
+    assert soft.code == 0 and soft.text.strip() == f"deleted {subject} version(s) 1"
     assert httpx.get(f"{registry.url}/subjects/{subject}/versions").status_code == 404
     gone = run(
         "registry", "delete", subject, "--permanent", "--yes", *url, "--output-format", "json"
     )
-    assert gone.returncode == 0, gone.stderr
-    assert json.loads(gone.stdout) == {"subject": subject, "deleted": [1], "permanent": True}
-    listed = run("registry", "subjects", "--deleted", "--prefix", unique, *url).stdout.split()
+    assert gone.code == 0, gone.err
+    assert json.loads(gone.text) == {"subject": subject, "deleted": [1], "permanent": True}
+    listed = run("registry", "subjects", "--deleted", "--prefix", unique, *url).text.split()
     assert subject not in listed
     again = run("registry", "delete", subject, "--yes", *url)
-    assert again.returncode == 2 and "no such subject" in again.stderr
+    assert again.code == 2 and "no such subject" in again.err
 
 
 def test_plan_text_is_one_row_per_subject_with_numbered_reasons(
@@ -100,17 +92,17 @@ def test_plan_text_is_one_row_per_subject_with_numbered_reasons(
     newcomer = make_contract(f"{unique}.new", compatibility="FULL")
     write_contracts(directory, [type(changed).model_validate(data), newcomer])
     plan = run("registry", "plan", str(directory), "--url", registry.url)
-    assert plan.returncode == 1, plan.stderr
-    lines = plan.stdout.splitlines()
+    assert plan.code == 1, plan.err
+    lines = plan.text.splitlines()
     rows = {line.split()[0]: line.split()[2:] for line in lines[3:7]}
     assert rows[f"{name}-value"] == ["incompatible", "1", "BACKWARD"]
     assert rows[f"{name}-key"] == ["unchanged", "1", "BACKWARD"]
     assert rows[f"{unique}.new-value"] == ["create", "new", "→", "1", "FULL"]
-    why = plan.stdout.split("why:\n", 1)[1]
+    why = plan.text.split("why:\n", 1)[1]
     flat = " ".join(why.split())
     assert flat.startswith(f"1. {name}-value: contract '{name}' is not BACKWARD compatible")
     assert "- decimal-scale-changed at value.after.amount: Column amount changed decimal" in flat
-    assert "- ->" not in plan.stdout and "Action." not in plan.stdout and "{'" not in plan.stdout
+    assert "- ->" not in plan.text and "Action." not in plan.text and "{'" not in plan.text
     assert all(len(line) <= 80 for line in why.splitlines())
 
 
@@ -131,11 +123,11 @@ def test_plan_and_push_read_the_configuration(
         "    reason: tenths of a cent from release 42 on\n"
     )
     planned = run("registry", "plan", "--config", str(config), "--output-format", "json")
-    assert planned.returncode == 0, planned.stdout + planned.stderr
-    actions = {s["subject"]: s["action"] for s in json.loads(planned.stdout)["subjects"]}
+    assert planned.code == 0, planned.text + planned.err
+    actions = {s["subject"]: s["action"] for s in json.loads(planned.text)["subjects"]}
     assert actions[f"{name}-value"] == "new-version"
     config.write_text(f"version: 1\ncontracts: {directory}\nregistry:\n  url: {registry.url}\n")
     refused = run("registry", "push", "--config", str(config))
-    assert refused.returncode == 1 and "decimal-scale-changed" in refused.stdout
+    assert refused.code == 1 and "decimal-scale-changed" in refused.text
     no_url = run("registry", "plan", str(directory), "--config", str(tmp_path / "none.yaml"))
-    assert no_url.returncode == 2 and no_url.stderr.startswith("error: ")
+    assert no_url.code == 2 and no_url.err.startswith("error: ")

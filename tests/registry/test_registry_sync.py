@@ -6,9 +6,8 @@ import json
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
+from clirun import run
 
-from cli.main import app
 from contracts.contract import load_contract
 from contracts.errors import InputError
 from registry_sync.baseline import RegistryBaseline
@@ -136,28 +135,26 @@ def test_record_name_strategy_and_baseline(client, registry, unique) -> None:
 
 def test_cli_plan_push_pull(registry, unique, tmp_path: Path) -> None:
     source = write_contracts(tmp_path / "contracts", [make_contract(f"{unique}.cli")])
-    runner = CliRunner()
     args = ["--url", registry.url, "--output-format", "json"]
-    planned = runner.invoke(app, ["registry", "plan", str(source), *args])
-    assert planned.exit_code == 0, planned.output
-    assert {s["action"] for s in json.loads(planned.stdout)["subjects"]} == {"create"}
-    dry = runner.invoke(app, ["registry", "push", str(source), "--dry-run", *args])
-    assert {s["outcome"] for s in json.loads(dry.stdout)["subjects"]} == {"would-apply"}
-    pushed = runner.invoke(app, ["registry", "push", str(source), *args])
-    assert pushed.exit_code == 0 and "created" in pushed.stdout
-    text = runner.invoke(app, ["registry", "plan", str(source), "--url", registry.url])
-    assert text.exit_code == 0 and "unchanged" in text.stdout
+    planned = run("registry", "plan", str(source), *args)
+    assert planned.code == 0, planned.output
+    assert {s["action"] for s in json.loads(planned.text)["subjects"]} == {"create"}
+    dry = run("registry", "push", str(source), "--dry-run", *args)
+    assert {s["outcome"] for s in json.loads(dry.text)["subjects"]} == {"would-apply"}
+    pushed = run("registry", "push", str(source), *args)
+    assert pushed.code == 0 and "created" in pushed.text
+    text = run("registry", "plan", str(source), "--url", registry.url)
+    assert text.code == 0 and "unchanged" in text.text
     out = tmp_path / "pulled"
-    pulled = runner.invoke(
-        app,
-        ["registry", "pull", "--url", registry.url, "-o", str(out), "--subject-pattern", unique],
+    pulled = run(
+        "registry", "pull", "--url", registry.url, "-o", str(out), "--subject-pattern", unique
     )
-    assert pulled.exit_code == 0 and (out / f"{unique}.cli.yaml").exists()
+    assert pulled.code == 0 and (out / f"{unique}.cli.yaml").exists()
 
     breaking = write_contracts(tmp_path / "v2", [make_contract(f"{unique}.cli", [REQUIRED_SKU])])
-    refused = runner.invoke(app, ["registry", "push", str(breaking), *args])
-    assert refused.exit_code == 1
-    outcome = {s["subject"]: s["outcome"] for s in json.loads(refused.stdout)["subjects"]}
+    refused = run("registry", "push", str(breaking), *args)
+    assert refused.code == 1
+    outcome = {s["subject"]: s["outcome"] for s in json.loads(refused.text)["subjects"]}
     assert outcome[f"{unique}.cli-value"] == "refused"
 
 

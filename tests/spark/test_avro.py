@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from clirun import run
 
 # The registry tests' server class (tests/ is on sys.path for the registry package's conftest).
 from registry.conftest import RegistryServer
@@ -281,25 +282,11 @@ def _kafka_parquet(spark: Any, pairs: list[tuple[bytes | None, bytes | None]], p
     _kafka_frame(spark, pairs, "orders-topic").coalesce(1).write.parquet(str(path))
 
 
-def _cli(args: list[str]) -> Any:
-    from typer.testing import CliRunner
-
-    from cli.main import app
-
-    return CliRunner().invoke(app, args)  # reuses the test session (never stops it)
-
-
-def _failing_cli(args: list[str], monkeypatch: pytest.MonkeyPatch, capsys: Any) -> str:
+def _failing_cli(args: list[str]) -> str:
     """Run the real entry point (which turns errors into one line); its stderr."""
-    import sys
-
-    from cli.main import main
-
-    monkeypatch.setattr(sys, "argv", ["cdc-contracts", *args])
-    with pytest.raises(SystemExit) as stopped:
-        main()
-    assert stopped.value.code not in (0, None)
-    err: str = capsys.readouterr().err
+    result = run(*args)
+    assert result.code != 0
+    err = result.err
     assert "Traceback" not in err and len(err.strip().splitlines()) == 1, err
     return err
 
@@ -315,9 +302,9 @@ def test_cli_decodes_confluent_avro_from_kafka_parquet(
     out = tmp_path / "feed"
     args = ["spark", "decode", "--contract", str(contract), "--input", str(tmp_path / "topic")]
     args += ["--output", str(out), "--encoding", "avro", "--registry", registry_url]
-    result = _cli([*args, "--output-format", "json"])
-    assert result.exit_code == 0, result.output
-    summary = json.loads(result.stdout)
+    result = run(*args, "--output-format", "json")  # reuses the test session (never stops it)
+    assert result.code == 0, result.output
+    summary = json.loads(result.text)
     assert summary["counts"] == {"c": 2, "control:tombstone": 1, "d": 1, "u": 1}
     assert summary["errors"] == 0
     written = spark.read.parquet(str(out)).orderBy("offset").collect()
@@ -329,64 +316,62 @@ def test_cli_decodes_confluent_avro_from_kafka_parquet(
 
 
 def test_cli_avro_without_registry_is_one_clear_line(
-    spark: Any, registry_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any
+    spark: Any, registry_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     topic = f"t{uuid.uuid4().hex[:8]}.public.orders"
     _kafka_parquet(spark, _serialized(registry_url, topic), tmp_path / "topic")
     args = ["spark", "decode", "--contract", str(ORDERS), "--input", str(tmp_path / "topic")]
     monkeypatch.delenv("SCHEMA_REGISTRY_URL", raising=False)
     args += ["--output", str(tmp_path / "feed"), "--encoding", "avro"]
-    assert "give --registry URL or set SCHEMA_REGISTRY_URL" in _failing_cli(
-        args, monkeypatch, capsys
-    )
+    assert "give --registry URL or set SCHEMA_REGISTRY_URL" in _failing_cli(args)
 
 
 def test_cli_registry_flags_for_json_values_are_refused(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     sample = FIXTURES / "debezium-json" / "postgres-orders.kcat.jsonl"
     args = ["spark", "decode", "--contract", str(ORDERS), "--input", str(sample)]
     args += ["--output", str(tmp_path / "feed"), "--registry", "http://127.0.0.1:1"]
-    err = _failing_cli([*args, "--subject", "s-value"], monkeypatch, capsys)
+    err = _failing_cli([*args, "--subject", "s-value"])
     assert "--registry and --subject apply to Avro values" in err
     assert "--encoding avro" in err
 
 
 def test_cli_json_encoding_for_dts_is_refused(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     dts = FIXTURES / "dts-avro"
     contract_file = next(dts.glob("*.expected.yaml"))
     args = ["spark", "decode", "--contract", str(contract_file), "--input", str(contract_file)]
     args += ["--output", str(tmp_path / "feed"), "--encoding", "json"]
-    err = _failing_cli(args, monkeypatch, capsys)
+    err = _failing_cli(args)
     assert "values are Avro records; --encoding json does not apply" in err
     args[-2:] = ["--subject", "orders-value"]
-    err = _failing_cli(args, monkeypatch, capsys)
+    err = _failing_cli(args)
     assert (
         "--subject applies to Confluent-framed values; dts-avro records carry no schema id" in err
     )
 
 
 def test_cli_parquet_without_value_column(
-    spark: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any
+    spark: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     spark.createDataFrame([(1, "x")], "offset long, payload string").write.parquet(
         str(tmp_path / "odd")
     )
     args = ["spark", "decode", "--contract", str(ORDERS), "--input", str(tmp_path / "odd")]
-    err = _failing_cli([*args, "--output", str(tmp_path / "feed")], monkeypatch, capsys)
+    err = _failing_cli([*args, "--output", str(tmp_path / "feed")])
     assert "no 'value' column (found: offset, payload)" in err
     assert str(tmp_path / "odd") in err
 
 
 def test_cli_parquet_input_that_is_not_parquet(
-    spark: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any
+    spark: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     sample = FIXTURES / "debezium-json" / "postgres-orders.kcat.jsonl"
     args = ["spark", "decode", "--contract", str(ORDERS), "--input", str(sample)]
     args += ["--output", str(tmp_path / "feed"), "--input-format", "parquet"]
-    err = _failing_cli(args, monkeypatch, capsys)
+    err = _failing_cli(args)
     assert f"{sample}: is not a Parquet file" in err
 
 
@@ -433,12 +418,12 @@ def test_parquet_inputs_are_checked_file_by_file(spark: Any, tmp_path: Path) -> 
 
 
 def test_cli_avro_input_format_for_a_confluent_contract_says_what_to_use(
-    spark: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any
+    spark: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     frame = tmp_path / "frames.bin"
     frame.write_bytes(b"\x00\x00\x00\x00\x01\x02")
     args = ["spark", "decode", "--contract", str(ORDERS), "--input", str(frame)]
-    err = _failing_cli([*args, "--output", str(tmp_path / "feed")], monkeypatch, capsys)
+    err = _failing_cli([*args, "--output", str(tmp_path / "feed")])
     assert "--input-format parquet" in err
 
 

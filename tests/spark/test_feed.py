@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from clirun import run
 
 from contracts.contract import load_contract
 from spark_bindings import decode_changes, latest_state, spark_schema
@@ -224,17 +225,13 @@ def test_streaming_file_source(spark: Any, tmp_path: Path) -> None:
 
 
 def test_cli_spark_decode_writes_parquet_and_counts(spark: Any, tmp_path: Path) -> None:
-    from typer.testing import CliRunner
-
-    from cli.main import app
-
     out = tmp_path / "feed"
     sample = FIXTURES / "debezium-json" / "postgres-orders.kcat.jsonl"
     args = ["spark", "decode", "--contract", str(ORDERS), "--input", str(sample)]
     args += ["--output", str(out), "--output-format", "json"]
-    result = CliRunner().invoke(app, args)  # reuses the test session (never stops it)
-    assert result.exit_code == 0, result.output
-    summary = json.loads(result.stdout)
+    result = run(*args)  # reuses the test session (never stops it)
+    assert result.code == 0, result.output
+    summary = json.loads(result.text)
     assert summary["errors"] == 0
     assert summary["rows"] == len(sample.read_text().splitlines())
     assert summary["counts"]["c"] >= 1
@@ -243,14 +240,10 @@ def test_cli_spark_decode_writes_parquet_and_counts(spark: Any, tmp_path: Path) 
 
 
 def test_cli_spark_schema_python_is_pasteable() -> None:
-    from typer.testing import CliRunner
-
-    from cli.main import app
-
-    result = CliRunner().invoke(app, ["spark-schema", str(ORDERS), "--as", "python"])
-    assert result.exit_code == 0, result.output
+    result = run("spark-schema", str(ORDERS), "--as", "python")
+    assert result.code == 0, result.output
     scope: dict[str, Any] = {}
-    exec(result.stdout, scope)
+    exec(result.text, scope)
     assert scope["schema"] == spark_schema(ORDERS)
 
 

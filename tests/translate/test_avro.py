@@ -8,6 +8,7 @@ from typing import Any
 
 import fastavro
 import pytest
+from clirun import run
 from hypothesis import HealthCheck, assume, given, settings
 
 from contracts.errors import SchemaError
@@ -565,30 +566,14 @@ def test_contract_with_a_nan_default_is_refused_at_its_line() -> None:
 
 def test_cli_refuses_a_nan_default_with_its_location(tmp_path: Path) -> None:
     """`render --to avro` of such a contract: exit 2, the file and line on stderr, nothing on stdout."""
-    import contextlib
-    import io
-    import sys
-
-    from cli.main import main
-
     text = FIXTURE_CONTRACT.read_text()
     line = text.count("\n") + 1
     contract = tmp_path / "orders.yaml"
     contract.write_text(text + "  - {type: double, optional: false, default: .nan, field: ratio}\n")
-    out, err, argv = io.StringIO(), io.StringIO(), sys.argv
-    sys.argv = ["cdc-contracts", "render", str(contract), "--to", "avro"]
-    try:
-        with (
-            contextlib.redirect_stdout(out),
-            contextlib.redirect_stderr(err),
-            pytest.raises(SystemExit) as exit_info,
-        ):
-            main()
-    finally:
-        sys.argv = argv
-    assert exit_info.value.code == 2 and out.getvalue() == ""
-    assert f"orders.yaml:{line}" in err.getvalue()
-    assert "default nan is not a JSON number" in err.getvalue()
+    result = run("render", str(contract), "--to", "avro")
+    assert result.code == 2 and result.text == ""
+    assert f"orders.yaml:{line}" in result.err
+    assert "default nan is not a JSON number" in result.err
 
 
 FIXTURE_CONTRACT = Path(__file__).parent.parent / "fixtures" / "registry" / "orders.yaml"

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from clirun import run
 
 from contracts.contract import Contract
 from contracts.errors import ContractsError
@@ -16,7 +15,6 @@ from contracts.schema import ConnectSchema
 
 SEEDS = Path(__file__).parent.parent / "fixtures" / "seed_schemas"
 FLINK = SEEDS / "flink-debezium-value.connect.json"
-CLI = [sys.executable, "-c", "from cli.main import main; main()"]
 ROOT = Path(__file__).parent.parent.parent
 
 CONTRACT_YAML = """\
@@ -28,12 +26,6 @@ columns:
   - {field: id, type: int64, optional: false}
   - {field: note, type: string, optional: true}
 """
-
-
-def run(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [*CLI, "render", *args], capture_output=True, text=True, cwd=ROOT, timeout=60
-    )
 
 
 @pytest.fixture()
@@ -103,30 +95,30 @@ def test_bad_input_is_a_clear_error(tmp_path: Path, content: str, what: str) -> 
 
 
 def test_cli_renders_every_target(message_file: Path, tmp_path: Path) -> None:
-    avro = run(str(message_file), "--to", "avro")
-    assert avro.returncode == 0, avro.stderr
-    assert json.loads(avro.stdout) == json.loads((SEEDS / "flink-debezium-value.avsc").read_text())
-    spark = run(str(message_file), "--to", "spark-json")
-    assert json.loads(spark.stdout) == json.loads(
+    avro = run("render", str(message_file), "--to", "avro")
+    assert avro.code == 0, avro.err
+    assert json.loads(avro.text) == json.loads((SEEDS / "flink-debezium-value.avsc").read_text())
+    spark = run("render", str(message_file), "--to", "spark-json")
+    assert json.loads(spark.text) == json.loads(
         (SEEDS / "flink-debezium-value.spark.json").read_text()
     )
-    ddl = run(str(FLINK), "-t", "spark-ddl")
-    assert ddl.stdout == (SEEDS / "flink-debezium-value.ddl").read_text()
+    ddl = run("render", str(FLINK), "-t", "spark-ddl")
+    assert ddl.text == (SEEDS / "flink-debezium-value.ddl").read_text()
     out = tmp_path / "out" / "connect.json"
-    written = run(str(message_file), "--to", "connect", "-o", str(out))
-    assert written.returncode == 0 and written.stdout == ""
+    written = run("render", str(message_file), "--to", "connect", "-o", str(out))
+    assert written.code == 0 and written.text == ""
     assert json.loads(out.read_text()) == json.loads(FLINK.read_text())
 
 
 def test_cli_contract_parts(tmp_path: Path) -> None:
     path = tmp_path / "orders.yaml"
     path.write_text(CONTRACT_YAML.replace("no-such-format", "debezium-json"))
-    row = run(str(path), "--to", "spark-ddl", "--part", "row")
-    assert row.returncode == 0, row.stderr
-    assert row.stdout == "`id` BIGINT NOT NULL, `note` STRING\n"
-    value = run(str(path), "--to", "avro")
-    assert value.returncode == 2
-    assert value.stderr.startswith("error: ") and len(value.stderr.strip().splitlines()) == 1
+    row = run("render", str(path), "--to", "spark-ddl", "--part", "row")
+    assert row.code == 0, row.err
+    assert row.text == "`id` BIGINT NOT NULL, `note` STRING\n"
+    value = run("render", str(path), "--to", "avro")
+    assert value.code == 2
+    assert value.err.startswith("error: ") and len(value.err.strip().splitlines()) == 1
 
 
 def test_cli_warns_on_stderr_for_capped_decimal(tmp_path: Path) -> None:
@@ -143,10 +135,10 @@ def test_cli_warns_on_stderr_for_capped_decimal(tmp_path: Path) -> None:
     }
     path = tmp_path / "s.json"
     path.write_text(json.dumps(schema))
-    done = run(str(path), "--to", "spark-ddl")
-    assert done.returncode == 0
-    assert done.stdout == "`amount` DECIMAL(38,2) NOT NULL\n"
-    assert "warning: decimal amount: precision unknown capped at 38" in done.stderr
+    done = run("render", str(path), "--to", "spark-ddl")
+    assert done.code == 0
+    assert done.text == "`amount` DECIMAL(38,2) NOT NULL\n"
+    assert "warning: decimal amount: precision unknown capped at 38" in done.err
 
 
 @pytest.mark.parametrize(
@@ -155,21 +147,21 @@ def test_cli_warns_on_stderr_for_capped_decimal(tmp_path: Path) -> None:
 def test_cli_bad_input_exits_2_with_one_line(tmp_path: Path, content: str) -> None:
     path = tmp_path / "bad.json"
     path.write_text(content)
-    done = run(str(path), "--to", "avro")
-    assert done.returncode == 2
-    assert done.stdout == ""
-    lines = done.stderr.strip().splitlines()
+    done = run("render", str(path), "--to", "avro")
+    assert done.code == 2
+    assert done.text == ""
+    lines = done.err.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith(f"error: {path}")
-    assert "Traceback" not in done.stderr
+    assert "Traceback" not in done.err
 
 
 def test_cli_part_on_a_schema_file_is_refused() -> None:
-    done = run(str(FLINK), "--to", "avro", "--part", "key")
-    assert done.returncode == 2
-    assert "--part applies to contract files only" in done.stderr
+    done = run("render", str(FLINK), "--to", "avro", "--part", "key")
+    assert done.code == 2
+    assert "--part applies to contract files only" in done.err
 
 
 def test_cli_missing_file_exits_2() -> None:
-    done = run("/nonexistent/schema.json", "--to", "avro")
-    assert done.returncode == 2
-    assert "no such file" in done.stderr
+    done = run("render", "/nonexistent/schema.json", "--to", "avro")
+    assert done.code == 2
+    assert "no such file" in done.err
