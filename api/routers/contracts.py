@@ -21,6 +21,7 @@ from api.catalog import (
 )
 from api.deps import CatalogDep, GateDep, GateRules, LocksDep, OffloadDep, SettingsDep, WriteKey
 from api.problems import PROBLEM_BASE, problem_for_error
+from api.responses import ContractPage, ContractSummary, ContractVersions
 from contracts.contract import NAME_PATTERN, CompatibilityLevel, Contract, parse_contract
 from contracts.diff.side import Side
 from contracts.errors import ContractFileError, ContractsError, InputError
@@ -47,16 +48,16 @@ async def list_contracts(
     prefix: Annotated[str | None, Query(max_length=200, description="name prefix")] = None,
     limit: Annotated[int, Query(ge=1, le=10_000)] = 100,
     offset: Annotated[int, Query(ge=0)] = 0,
-) -> dict[str, Any]:
+) -> ContractPage:
     """Contracts matching the filters, by name, one page at a time."""
     found = await catalog.list(format=format, topic=topic, prefix=prefix)
     limit = min(limit, settings.max_page_size)
-    return {
-        "total": len(found),
-        "offset": offset,
-        "limit": limit,
-        "items": [e.summary() for e in found[offset : offset + limit]],
-    }
+    return ContractPage(
+        total=len(found),
+        offset=offset,
+        limit=limit,
+        items=[ContractSummary.model_validate(e.summary()) for e in found[offset : offset + limit]],
+    )
 
 
 IfNoneMatch = Annotated[
@@ -82,9 +83,11 @@ async def latest(
 
 
 @router.get("/{name}/versions", summary="Version numbers of a contract")
-async def versions(name: Name, catalog: CatalogDep) -> dict[str, Any]:
+async def versions(name: Name, catalog: CatalogDep) -> ContractVersions:
     entry = await catalog.entry(name)
-    return {"name": name, "source": entry.source, "versions": [r.version for r in entry.versions]}
+    return ContractVersions(
+        name=name, source=entry.source, versions=[r.version for r in entry.versions]
+    )
 
 
 @router.get(

@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from fastapi import APIRouter
 
+from api.responses import FormatInfo
 from contracts.formats import FORMATS, get_format
 
 router = APIRouter(tags=["formats"])
 
 
 @router.get("/formats", summary="Known CDC formats")
-async def list_formats() -> list[dict[str, Any]]:
+async def list_formats() -> list[FormatInfo]:
     """Every registered format with its description and whether messages embed a schema."""
     out = []
     for name in FORMATS:
@@ -21,11 +20,11 @@ async def list_formats() -> list[dict[str, Any]]:
         except ImportError:
             continue  # registered but not shipped in this build
         out.append(
-            {
-                "name": fmt.name,
-                "description": fmt.description,
-                "embedded_schema": fmt.embedded_schema,
-                "input_kind": fmt.input_kind,
-            }
+            FormatInfo(
+                name=fmt.name,
+                description=fmt.description,
+                embedded_schema=fmt.embedded_schema,
+                input_kind=fmt.input_kind,
+            )
         )
     return out
