@@ -74,6 +74,14 @@ def derive(
             help="A Debezium connector setting, e.g. decimal.handling.mode=string.",
         ),
     ] = None,
+    placeholder: Annotated[
+        Optional[list[str]],  # noqa: UP045
+        typer.Option(
+            "--placeholder",
+            metavar="KEY=VALUE",
+            help="The value of a ${KEY} placeholder in the migrations (Flyway syntax).",
+        ),
+    ] = None,
     debezium_version: Annotated[
         str,
         typer.Option(
@@ -132,11 +140,12 @@ def derive(
         format=format,
         dialect=(dialect.value if dialect else "mysql"),
         server_name=server_name,
-        connector_options=_options(connector_option or []),
+        connector_options=_options(connector_option or [], "--connector-option"),
         debezium_version=parse_version(debezium_version),
         envelope_from=envelope_from,
         database=database,
         tables=tables,
+        placeholders=_options(placeholder or [], "--placeholder", strip=False),
     )
     if output is not None:
         _check_output_dir(output)
@@ -155,13 +164,14 @@ def derive(
     _report(result, request.format, debezium_version, output, written)
 
 
-def _options(pairs: list[str]) -> dict[str, str]:
+def _options(pairs: list[str], flag: str, strip: bool = True) -> dict[str, str]:
+    """``KEY=VALUE`` pairs (a placeholder's value is kept as given: spaces may matter)."""
     out: dict[str, str] = {}
     for pair in pairs:
         key, sep, value = pair.partition("=")
         if not sep or not key.strip():
-            raise InputError(f"{pair!r} is not KEY=VALUE", "--connector-option")
-        out[key.strip()] = value.strip()
+            raise InputError(f"{pair!r} is not KEY=VALUE", flag)
+        out[key.strip()] = value.strip() if strip else value
     return out
 
 

@@ -124,6 +124,9 @@ class DeriveSettings(BaseModel):
     )
     database: str | None = Field(default=None, description="database of unqualified tables")
     tables: str | None = Field(default=None, description="only tables matching this regex")
+    placeholders: dict[str, str] = Field(
+        default_factory=dict, description="values of the migrations' ${key} placeholders"
+    )
 
 
 class ProjectConfig(BaseModel):

@@ -60,6 +60,7 @@ class DeriveRequest:
     envelope_from: Path | None = None
     database: str | None = None
     tables: str | None = None
+    placeholders: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,12 +75,16 @@ class DerivedSet:
 
 
 def read_ddl(
-    path: str | Path, dialect: Dialect, database: str | None = None
+    path: str | Path,
+    dialect: Dialect,
+    database: str | None = None,
+    placeholders: Mapping[str, str] | None = None,
 ) -> tuple[list[Table], Counter[str], list[str]]:
-    """The tables a DDL file or migrations directory leaves, the statements skipped, the files."""
+    """The tables a DDL file or migrations directory leaves, the statements skipped, the files
+    (``placeholders``: the values of the files' ``${key}`` placeholders)."""
     catalog = Catalog(dialect, database=database)
     read = []
-    for script in scripts(path, dialect):
+    for script in scripts(path, dialect, placeholders):
         apply_sql(catalog, script.text, script.label)
         read.append(script.label)
     return catalog.table_list(), catalog.skipped, read
@@ -87,7 +92,7 @@ def read_ddl(
 
 def derive_from_ddl(path: str | Path, request: DeriveRequest) -> DerivedSet:
     """Contracts for the tables that the DDL at ``path`` defines."""
-    tables, skipped, read = read_ddl(path, request.dialect, request.database)
+    tables, skipped, read = read_ddl(path, request.dialect, request.database, request.placeholders)
     if not tables:
         raise InputError("defines no table (no CREATE TABLE statement)", str(path))
     return contracts_for(tables, request, read, skipped)

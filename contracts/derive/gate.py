@@ -21,7 +21,7 @@ from contracts.config import DeriveSettings
 from contracts.contract import dump_contract
 from contracts.derive import DeriveRequest, contracts_for, derive_from_ddl
 from contracts.derive.ddl import Catalog, apply_sql
-from contracts.derive.migrations import SqlScript, scripts_from
+from contracts.derive.migrations import script, scripts_from
 from contracts.derive.typemap import parse_version
 from contracts.errors import InputError
 
@@ -40,6 +40,7 @@ def request_of(settings: DeriveSettings) -> DeriveRequest:
         debezium_version=parse_version(settings.debezium_version),
         database=settings.database,
         tables=settings.tables,
+        placeholders=dict(settings.placeholders),
     )
 
 
@@ -85,12 +86,13 @@ def derived_texts(
             return f"{rel} (staged)" if side == INDEX else f"{side}:{rel}"
 
         catalog = Catalog(request.dialect, database=request.database)
+        values = request.placeholders
         if path.is_dir():
-            applied = scripts_from(found, request.dialect, label, f"{side}:{ddl_rel}")
+            applied = scripts_from(found, request.dialect, label, f"{side}:{ddl_rel}", values)
         else:
-            applied = [SqlScript(label(ddl_rel), found[ddl_rel])]
-        for script in applied:
-            apply_sql(catalog, script.text, script.label)
+            applied = [script(label(ddl_rel), found[ddl_rel], request.dialect, values)]
+        for one in applied:
+            apply_sql(catalog, one.text, one.label)
         if skipped is not None:
             skipped.update(catalog.skipped)
         if not catalog.table_list():

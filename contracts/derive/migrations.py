@@ -13,6 +13,11 @@ A file is read as is. A directory is a set of migrations, ordered the way its to
 A file that fits none of these, two files with one version, or a directory that mixes Flyway
 and plain numbering is an error naming the file: an order that is only a guess would derive
 contracts that are only a guess.
+
+Placeholders (Flyway's ``${key}``, also Liquibase's changelog properties) are replaced by the
+values given (``--placeholder KEY=VALUE``, ``placeholders:`` in the ``derive:`` section) before
+a file is read, as the tool replaces them before it runs the file; a placeholder without a
+value is an error quoting it, as Flyway's "No value provided for placeholder" is.
 """
 
 from __future__ import annotations
@@ -33,6 +38,7 @@ _NUMBERED: Final = re.compile(r"^([0-9]+(?:[._][0-9]+)*)(?:[_\-. ].*)?\.sql$", r
 _LIQUIBASE_HEADER: Final = re.compile(r"^\s*--\s*liquibase\s+formatted\s+sql", re.IGNORECASE)
 _CHANGESET: Final = re.compile(r"^\s*--\s*changeset\s+\S+", re.IGNORECASE)
 _DBMS: Final = re.compile(r"\bdbms:\s*([!A-Za-z0-9_,]+)", re.IGNORECASE)
+_PLACEHOLDER: Final = re.compile(r"\$\{([^}\n]*)\}")
 
 #: Liquibase's dbms names for each dialect.
 _LIQUIBASE_DBMS: Final = {
@@ -50,11 +56,14 @@ class SqlScript:
     text: str
 
 
-def scripts(path: str | Path, dialect: Dialect) -> list[SqlScript]:
-    """The scripts under ``path`` (a file, or a directory of migrations) in apply order."""
+def scripts(
+    path: str | Path, dialect: Dialect, placeholders: Mapping[str, str] | None = None
+) -> list[SqlScript]:
+    """The scripts under ``path`` (a file, or a directory of migrations) in apply order,
+    with ``placeholders`` replaced."""
     p = Path(path)
     if p.is_file():
-        return [_script(str(p), _read(p, str(p)), dialect)]
+        return [script(str(p), _read(p, str(p)), dialect, placeholders)]
     if not p.is_dir():
         raise InputError("no such file or directory", str(p))
     files = {
@@ -63,17 +72,23 @@ def scripts(path: str | Path, dialect: Dialect) -> list[SqlScript]:
         if not _hidden(f.relative_to(p))
     }
     texts = {rel: _read(f, str(f)) for rel, f in files.items()}
-    return scripts_from(texts, dialect, lambda rel: str(files[rel]), str(p))
+    return scripts_from(texts, dialect, lambda rel: str(files[rel]), str(p), placeholders)
 
 
 def scripts_from(
-    texts: Mapping[str, str], dialect: Dialect, label: Callable[[str], str], where: str
+    texts: Mapping[str, str],
+    dialect: Dialect,
+    label: Callable[[str], str],
+    where: str,
+    placeholders: Mapping[str, str] | None = None,
 ) -> list[SqlScript]:
     """Scripts from migration files given as ``{relative path: text}`` (a directory, or a
     directory at a git ref); ``label`` names a file in errors, ``where`` the whole set."""
     if not texts:
         raise InputError("holds no *.sql file", where)
-    return [_script(label(rel), texts[rel], dialect) for rel in order(texts, label, where)]
+    return [
+        script(label(rel), texts[rel], dialect, placeholders) for rel in order(texts, label, where)
+    ]
 
 
 def _hidden(rel: Path) -> bool:
@@ -162,10 +177,33 @@ def _read(f: Path, label: str) -> str:
         raise InputError(f"cannot be read: {err.strerror or err}", label) from None
 
 
-def _script(label: str, text: str, dialect: Dialect) -> SqlScript:
+def script(
+    label: str, text: str, dialect: Dialect, placeholders: Mapping[str, str] | None = None
+) -> SqlScript:
+    """One file's SQL as its migration tool runs it (``label`` names it in errors)."""
     if _is_liquibase(text):
         text = "\n".join(_liquibase_lines(text, dialect))
-    return SqlScript(label, text)
+    return SqlScript(label, expand_placeholders(text, placeholders or {}, label))
+
+
+def expand_placeholders(text: str, values: Mapping[str, str], label: str) -> str:
+    """``text`` with each ``${key}`` replaced by ``values[key]``; one without a value is an
+    error at ``label:line`` quoting the line as written."""
+
+    def value(found: re.Match[str]) -> str:
+        key = found.group(1)
+        if key in values:
+            return values[key]
+        line_no = text.count("\n", 0, found.start()) + 1
+        line = text.split("\n")[line_no - 1].strip()
+        raise InputError(
+            f"{found.group(0)} in {line!r} is a placeholder (Flyway ${{key}} syntax) that derive "
+            f"does not expand by itself: give its value with --placeholder {key}=VALUE (or "
+            f"placeholders: {{{key}: VALUE}} in the derive: section of cdc-contracts.yaml)",
+            f"{label}:{line_no}",
+        )
+
+    return _PLACEHOLDER.sub(value, text) if "${" in text else text
 
 
 def _liquibase_lines(text: str, dialect: Dialect) -> Iterator[str]:
