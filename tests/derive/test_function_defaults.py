@@ -20,12 +20,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from clirun import run
 
 from contracts.derive import DeriveRequest, derive_from_ddl
 from contracts.derive.defaults import DefaultError
 from contracts.derive.typemap import parse_version
-
-from .helpers import run
 
 #: Function defaults Debezium's test names, and those the reviewer met (F7).
 FUNCTION_DEFAULTS_DDL = """

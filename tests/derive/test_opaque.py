@@ -6,10 +6,9 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from clirun import run
 
 from contracts.derive.ddl import Catalog, DdlError, apply_sql
-
-from .helpers import run
 
 PG_BASE = "CREATE TABLE public.orders (id bigserial PRIMARY KEY, amount numeric(12,2) NOT NULL);\n"
 MY_BASE = "CREATE TABLE orders (id int PRIMARY KEY, x int, amount decimal(12,2));\n"
@@ -168,9 +167,7 @@ def _git(repo: Path, *args: str) -> None:
     )
 
 
-def test_check_fails_closed_on_a_do_block_migration(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_check_fails_closed_on_a_do_block_migration(tmp_path: Path) -> None:
     """The reviewer's steps: a DO block narrowing a column must not pass the migration gate."""
     repo = tmp_path / "r"
     (repo / "sql").mkdir(parents=True)
@@ -182,12 +179,11 @@ def test_check_fails_closed_on_a_do_block_migration(
     _git(repo, "init", "-q", "-b", "main")
     _git(repo, "add", ".")
     _git(repo, "commit", "-qm", "init")
-    monkeypatch.chdir(repo)
     (repo / "sql" / "V2__grant.sql").write_text(
         "GRANT SELECT ON orders TO reporting;\nCOMMENT ON TABLE orders IS 'Orders';\n",
         encoding="utf-8",
     )
-    done = run("check", "--against", "git:main")
+    done = run("check", "--against", "git:main", cwd=repo)
     assert done.code == 0, done.err
     assert (
         "note: derive.from_ddl sql: 2 statements that cannot change a table's columns or keys "
@@ -197,7 +193,7 @@ def test_check_fails_closed_on_a_do_block_migration(
         "DO $$ BEGIN\n  ALTER TABLE orders ALTER COLUMN amount TYPE numeric(10,2);\nEND $$;\n",
         encoding="utf-8",
     )
-    done = run("check", "--against", "git:main")
+    done = run("check", "--against", "git:main", cwd=repo)
     assert done.code == 2, done.text
     assert "sql/V3__narrow.sql:2: a DO block changes a table (ALTER TABLE orders ALTER COLUMN " in (
         done.err

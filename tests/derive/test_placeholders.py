@@ -5,9 +5,7 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-import pytest
-
-from .helpers import run
+from clirun import run
 
 
 def _migrations(root: Path) -> Path:
@@ -65,9 +63,7 @@ def _git(repo: Path, *args: str) -> None:
     )
 
 
-def test_check_takes_the_placeholders_from_the_derive_section(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_check_takes_the_placeholders_from_the_derive_section(tmp_path: Path) -> None:
     repo = tmp_path / "r"
     sql = _migrations(repo)
     (sql / "V3__placeholder.sql").unlink()
@@ -79,10 +75,9 @@ def test_check_takes_the_placeholders_from_the_derive_section(
     _git(repo, "init", "-q", "-b", "main")
     _git(repo, "add", ".")
     _git(repo, "commit", "-qm", "init")
-    monkeypatch.chdir(repo)
     (sql / "V2__narrow.sql").write_text(
         "ALTER TABLE ${schema}.orders ALTER COLUMN id TYPE int;\n", encoding="utf-8"
     )
-    done = run("check", "--against", "git:main")
+    done = run("check", "--against", "git:main", cwd=repo)
     assert done.code == 1, done.err
     assert done.text.startswith("pg.shop.orders: BACKWARD NOT compatible; breaking")
