@@ -1,41 +1,37 @@
-"""Spark decode throughput: ``decode_changes`` vs a hand-written ``from_json`` vs a Python UDF.
+"""Spark decode throughput from files: ``decode_changes`` against honest baselines (issue 29).
 
-For each format (Debezium with embedded schemas, Canal, Arcion S3 JSON) the same generated
-messages (benchmarks/datagen.py) are cached in memory, then decoded four ways into the same
-typed columns — ``op``, ``table``, ``key``, ``before``, ``after``, ``ts_ms``, ``source_ts_ms``,
-``position`` (for Canal one row per element of ``data``, ``before`` rebuilt from ``old``) —
-and written to Spark's ``noop`` sink:
+For each text format (debezium-json with embedded schemas, canal-json, arcion-s3-json) the same
+generated messages (benchmarks/datagen.py) are written once to a JSON-lines file, then, in one
+run and after warm-up, every variant reads that file and decodes it into the same typed columns
+(``op``, ``table``, ``key``, ``before``, ``after``, ``ts_ms``, ``source_ts_ms``, ``position``),
+written to Spark's ``noop`` sink:
 
-- ``decode_changes`` — the bindings (the canonical feed, with ``_error`` and its checks);
-- ``from_json`` — a hand-written ``from_json`` with a minimal payload-only schema and native
-  expressions for the logical types, no error reporting (the Spark-native ceiling);
-- ``floor`` — the hand-written ``from_json`` plus only what the issue requires of every
-  decode (:class:`Required`: every message kept, ``_error`` for a message that does not parse,
-  is not UTF-8 or has an unknown op, and for a value that does not decode), with Spark's own
-  lenient casts and no JSON paths: how close to the ceiling any decode meeting the issue can
-  come by this route (``floor vs from_json``);
-- ``udf`` — a Python UDF with ``json.loads`` (what teams write by hand; PySpark's default,
-  Arrow-optimized since 4.x). ``from_json vs UDF`` is the ceiling's own ratio: a decode at
-  most as fast as the ceiling is at most that many times the UDF.
+- ``decode_changes`` — the product (the canonical feed, with ``_error`` and all its checks);
+- ``from_json`` — the bare hand-written ``from_json``: a minimal schema, Spark's lenient casts,
+  validates nothing (``"1e3"`` is 1000, ``"yes"`` true, ``"1.234"`` 1.23);
+- ``strict`` — the strict hand-written ceiling (benchmarks/strict_ceiling.py): the same grammar
+  and checks as ``decode_changes`` written directly against Spark's functions. A damaged sample
+  (benchmarks/damage.py) proves it flags exactly the rows ``decode_changes`` flags; the run
+  stops if it does not;
+- ``udf`` and ``arrow_udf`` — a Python decoder (``json.loads``) as a plain pickled UDF and as
+  an Arrow UDF;
+- Debezium only: a narrow projection (``op`` and 3 ``after`` columns of a 6-column table with a
+  15-field ``source``), ``decode_changes(...).select(...)`` against a ``from_json`` of just
+  those fields;
+- where PyFlink is installed (``pip install -e '.[bench]'``, or ``--flink-python`` naming a
+  Python that has it): Apache Flink's own ``debezium-json`` and ``canal-json`` formats over the
+  same files (benchmarks/flink_decode.py, in its own process).
 
-Before timing, the variants' rows are compared on the first 3,000 messages; the run
-stops if any differs from ``decode_changes``.
+Before timing, the rows of every variant on the first 3,000 messages are compared with
+``decode_changes``'s; the run stops if any differs. Throughput is the best of ``--repeat``
+passes (variants taking turns) after ``--warmup`` passes; JVM CPU µs/msg is the driver JVM's
+process CPU time (``OperatingSystemMXBean.getProcessCpuTime`` over py4j) for that pass, divided
+by the messages (less sensitive to other load than wall-clock time). The session caps fused
+methods at HotSpot's JIT limit (``spark.sql.codegen.hugeMethodLimit=8000``, docs/spark.md).
+Each format's ratios are printed beside the issue's targets. Run::
 
-Each variant's DataFrame is built once, as a job builds it, and executed ``--warmup`` times
-over the whole data set (the JVM's JIT needs a few full passes: a first pass is 2-5x slower
-than the fifth), then ``--repeat`` times, the variants taking turns; the best time counts.
-Every execution is a new query: Spark analyzes, optimizes and generates code for it each time,
-as for each micro-batch of a stream. Building the DataFrame is reported apart, in
-milliseconds: ``decode_changes``'s first call for a contract (thousands of Py4J calls), a
-later call with the same contract and input columns (which replays the recorded steps), and
-the hand-written ``from_json``'s build. Besides wall-clock throughput, the JVM's CPU time per
-message is reported for the three JVM-only variants (less sensitive to other load on the
-machine). The session caps fused methods at HotSpot's JIT limit
-(``spark.sql.codegen.hugeMethodLimit=8000``, as docs/spark.md recommends; ``--huge-method-limit
-65535`` for Spark's default), for every variant alike. ``--extra-columns K`` widens the Canal
-and Arcion S3 tables by K timestamp/decimal/date columns. Run::
-
-    .venv/bin/python -m benchmarks.spark_decode --n 200000
+    .venv/bin/python -m benchmarks.spark_decode                 # 200,000 messages per format
+    .venv/bin/python -m benchmarks.spark_decode --messages 1000000 --formats canal-json
 """
 
 from __future__ import annotations
@@ -44,225 +40,61 @@ import argparse
 import base64
 import datetime as dt
 import decimal
+import itertools
 import json
 import os
+import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Final
 
+import orjson
 from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 from benchmarks import datagen
+from benchmarks.damage import damaged_sample
+from benchmarks.jvm_clock import process_cpu_clock
+from benchmarks.strict_ceiling import MYSQL_POSITION, arcion_schema, debezium_payload, strict
 from contracts.contract import Contract
 from contracts.formats import get_format
 from contracts.formats.base import InferOptions, Message
 from contracts.logical import DECIMAL_NAME, decimal_scale, lookup
 from spark_bindings import decode, decode_changes, spark_schema
-from spark_bindings.feed import CANONICAL
+from spark_bindings.feed import CANONICAL, ERROR_COL
 from spark_bindings.session import HUGE_METHOD_CONF
 
 Variant = Callable[[DataFrame, Contract], DataFrame]
-#: The Debezium MySQL source fields that make the position.
-MYSQL_POSITION = ("file", "pos", "row", "gtid")
 
 
-# --- hand-written, Spark-native baselines -----------------------------------------------------
+# --- the bare hand-written from_json (lenient, validates nothing) ------------------------------
 
 
-def _native_leaf(col: Column, schema: Any, target: T.DataType, safe: bool = False) -> Column:
-    """What a careful engineer writes by hand for one Connect column (no error reporting;
-    ``safe``: a value that does not decode is null, not a failed job)."""
+def _native_leaf(col: Column, schema: Any, target: T.DataType) -> Column:
+    """What a careful engineer writes by hand for one Connect column (no error reporting)."""
     logical = lookup(schema)
     name = logical.name if logical else None
     if name == DECIMAL_NAME:
-        raw = F.try_to_binary(col, F.lit("base64")) if safe else F.unbase64(col)
-        hexed = F.hex(raw)
+        hexed = F.hex(F.unbase64(col))
         pad = F.when(F.substring(hexed, 1, 1) >= F.lit("8"), F.lit("F")).otherwise(F.lit("0"))
         signed = F.conv(F.concat(F.repeat(pad, F.lit(16) - F.length(hexed)), hexed), 16, -10)
-        number = F.concat(signed, F.lit(f"E-{decimal_scale(schema)}"))
-        return number.try_cast(target) if safe else number.cast(target)
+        return F.concat(signed, F.lit(f"E-{decimal_scale(schema)}")).try_cast(target)
     if name and "MicroTimestamp" in name:
         return F.timestamp_micros(col)
     if name and name.endswith(".Timestamp"):
         return F.timestamp_millis(col)
     if name and name.endswith("Date"):
         return F.date_from_unix_date(col)
-    cast = col.try_cast if safe else col.cast
     if name and "ZonedTimestamp" in name:
-        return cast("timestamp")
-    return cast(target) if not isinstance(target, T.StringType) else col
+        return col.try_cast("timestamp")
+    return col.try_cast(target) if not isinstance(target, T.StringType) else col
 
 
 def _text_leaf(col: Column, target: T.DataType) -> Column:
     return col if isinstance(target, T.StringType) else col.try_cast(target)
-
-
-# --- the floor: what every decode must do on top of the hand-written from_json ----------------
-
-#: The parse options of the floor: a message that does not parse keeps its text here.
-FLOOR_PARSE: Final = {"mode": "PERMISSIVE", "columnNameOfCorruptRecord": "_corrupt_record"}
-
-
-@dataclass(frozen=True)
-class Required:
-    """What the issue requires of every decode beyond the hand-written ``from_json``: a
-    message that does not parse, whose bytes are not UTF-8 or whose op is unknown, and a
-    value that does not decode, each set ``_error`` (and null the row's images) instead of
-    being dropped or changed. ``None`` everywhere: the plain hand-written baseline."""
-
-    not_utf8: Column
-    unparsed: Column
-    values: list[tuple[Column, Column]] = field(default_factory=list)
-
-    def value(self, wire: Column, decoded: Column) -> Column:
-        """``decoded``, remembered as a check: a non-null ``wire`` that decoded to null."""
-        self.values.append((wire, decoded))
-        return decoded
-
-    def error(self, op: Column, *more: tuple[Column, str]) -> Column:
-        """The ``_error`` text: the first requirement that failed (no JSON paths); ``more``:
-        a format's own (condition, text) pairs, tested before the values."""
-        bad_value = F.lit(False)
-        for wire, decoded in self.values:
-            bad_value = bad_value | (wire.isNotNull() & decoded.isNull())
-        out = (
-            F.when(self.not_utf8, F.lit("$: is not UTF-8 text"))
-            .when(self.unparsed, F.lit("$: is not valid JSON"))
-            .when(op.isNull(), F.lit("$: unknown op"))
-        )
-        for condition, said in more:
-            out = out.when(condition, F.lit(said))
-        return out.when(bad_value, F.lit("a value does not decode"))
-
-
-def _floor_outputs(decoded: DataFrame, c: Contract, required: Required | None) -> list[Column]:
-    """The canonical columns over ``decoded`` (op, table parts, before, after, the times and
-    the position as columns), nulled where the floor's ``_error`` is set."""
-    ok = F.col("_error").isNull() if required is not None else F.lit(True)
-    image = {side: F.when(ok, F.col(side)) for side in ("before", "after")}
-    return [
-        F.when(ok, F.col("op")).alias("op"),
-        F.col("table"),
-        F.when(ok, _key_of(c, F.coalesce(F.col("after"), F.col("before")))).alias("key"),
-        image["before"].alias("before"),
-        image["after"].alias("after"),
-        "ts_ms",
-        "source_ts_ms",
-        "position",
-        *([F.col("_error")] if required is not None else []),
-    ]
-
-
-def handwritten(df: DataFrame, c: Contract) -> DataFrame:
-    """from_json with the minimal schema of each format, then typed columns."""
-    return _handwritten(df, c, floor=False)
-
-
-def required_floor(df: DataFrame, c: Contract) -> DataFrame:
-    """The hand-written ``from_json`` plus only what the issue requires of every decode
-    (:class:`Required`), with Spark's own lenient casts and no JSON paths in ``_error``."""
-    return _handwritten(df, c, floor=True)
-
-
-def _handwritten(df: DataFrame, c: Contract, floor: bool) -> DataFrame:
-    row = spark_schema(c, "row", "decoded")
-    text = F.col("value").cast("string")
-    if c.format == "debezium-json":
-        return _debezium_handwritten(df, c, row, text, floor)
-    strings = T.StructType([T.StructField(n, T.StringType()) for n in row.fieldNames()])
-    if c.format == "canal-json":
-        return _canal_handwritten(df, c, row, strings, text, floor)
-    return _arcion_handwritten(df, c, row, strings, text, floor)
-
-
-def _parse(
-    df: DataFrame, text: Column, schema: T.StructType, floor: bool, inner: str | None = None
-) -> DataFrame:
-    """``df`` as one column ``j``, the parsed message or its field ``inner`` (parsed once:
-    read inside CASE WHEN branches, an inline ``from_json`` would be evaluated again for every
-    field); the floor adds the corrupt-record column and ``unparsed``/``not_utf8`` flags."""
-    if not floor:
-        parsed = F.from_json(text, schema)
-        return df.select((parsed[inner] if inner else parsed).alias("j"))
-    with_corrupt = schema.add("_corrupt_record", T.StringType())
-    m = F.col("m")
-    return df.select(
-        F.from_json(text, with_corrupt, FLOOR_PARSE).alias("m"),
-        (~F.is_valid_utf8(text)).alias("not_utf8"),
-    ).select(
-        (m[inner] if inner else m).alias("j"),
-        "not_utf8",
-        (m.isNull() | m["_corrupt_record"].isNotNull()).alias("unparsed"),
-    )
-
-
-def _required(floor: bool) -> Required | None:
-    return Required(F.col("not_utf8"), F.col("unparsed")) if floor else None
-
-
-def _checked(required: Required | None, wire: Column, decoded: Column) -> Column:
-    return decoded if required is None else required.value(wire, decoded)
-
-
-def _debezium_handwritten(
-    df: DataFrame, c: Contract, row: T.StructType, text: Column, floor: bool
-) -> DataFrame:
-    """Debezium: the payload's images, source and op (the floor: every cast a ``try_``)."""
-    wire = spark_schema(c, "row", "wire")
-    payload = T.StructType(
-        [
-            T.StructField("before", wire),
-            T.StructField("after", wire),
-            T.StructField("op", T.StringType()),
-            T.StructField("ts_ms", T.LongType()),
-            T.StructField(
-                "source",
-                T.StructType(
-                    [T.StructField(n, T.StringType()) for n in ("db", "table", *MYSQL_POSITION)]
-                    + [T.StructField("ts_ms", T.LongType())]
-                ),
-            ),
-        ]
-    )
-    required = _required(floor)
-    parsed = _parse(df, text, T.StructType([T.StructField("payload", payload)]), floor, "payload")
-    j = F.col("j")
-
-    def leaf(side: str, f: Any) -> Column:
-        value = j[side][f.field]
-        decoded = _native_leaf(value, f, row[f.field].dataType, safe=floor)
-        return _checked(required, value, decoded).alias(f.field)
-
-    def image(side: str) -> Column:
-        return F.when(
-            j[side].isNotNull(), F.struct(*[leaf(side, f) for f in c.row_schema.fields or ()])
-        )
-
-    source = j["source"]
-    position = F.create_map(*[x for n in MYSQL_POSITION for x in (F.lit(n), source[n])])
-    op = j["op"] if required is None else F.when(j["op"].isin(*"cudrt"), j["op"])
-    columns = [
-        op.alias("op"),
-        F.struct(
-            j["source"]["db"].alias("database"),
-            F.lit(None).cast("string").alias("schema"),
-            j["source"]["table"].alias("name"),
-        ).alias("table"),
-        _key_of(c, F.coalesce(j["after"], j["before"])).alias("key"),
-        image("before").alias("before"),
-        image("after").alias("after"),
-        j["ts_ms"].alias("ts_ms"),
-        j["source"]["ts_ms"].alias("source_ts_ms"),
-        F.map_filter(position, lambda _k, v: v.isNotNull()).alias("position"),
-    ]
-    if required is None:
-        return parsed.select(*columns)
-    decoded = parsed.select(*columns, required.error(op).alias("_error"))
-    return decoded.select(*_floor_outputs(decoded, c, required))
 
 
 def _key_of(c: Contract, image: Column) -> Column:
@@ -271,11 +103,58 @@ def _key_of(c: Contract, image: Column) -> Column:
     return F.when(image.isNotNull(), F.struct(*[image[k].alias(k) for k in c.key]))
 
 
+def _parsed(df: DataFrame, schema: T.StructType, inner: str | None = None) -> DataFrame:
+    """``df`` as one column ``j``, the parsed message or its field ``inner`` (parsed once:
+    read inside CASE WHEN branches, an inline ``from_json`` would be evaluated again)."""
+    parsed = F.from_json(F.col("value").cast("string"), schema)
+    return df.select((parsed[inner] if inner else parsed).alias("j"))
+
+
+def handwritten(df: DataFrame, c: Contract) -> DataFrame:
+    """from_json with the minimal schema of each format, then typed columns (lenient)."""
+    row = spark_schema(c, "row", "decoded")
+    if c.format == "debezium-json":
+        return _debezium_handwritten(df, c, row)
+    strings = T.StructType([T.StructField(n, T.StringType()) for n in row.fieldNames()])
+    if c.format == "canal-json":
+        return _canal_handwritten(df, c, row, strings)
+    return _arcion_handwritten(df, c, row, strings)
+
+
+def _debezium_handwritten(df: DataFrame, c: Contract, row: T.StructType) -> DataFrame:
+    payload = debezium_payload(c)
+    parsed = _parsed(df, T.StructType([T.StructField("payload", payload)]), "payload")
+    j = F.col("j")
+
+    def image(side: str) -> Column:
+        leaves = [
+            _native_leaf(j[side][f.field], f, row[f.field].dataType).alias(f.field)
+            for f in c.row_schema.fields or ()
+        ]
+        return F.when(j[side].isNotNull(), F.struct(*leaves))
+
+    s = j["source"]
+    position = F.create_map(*[x for n in MYSQL_POSITION for x in (F.lit(n), s[n].cast("string"))])
+    return parsed.select(
+        j["op"].alias("op"),
+        F.struct(
+            s["db"].alias("database"),
+            F.lit(None).cast("string").alias("schema"),
+            s["table"].alias("name"),
+        ).alias("table"),
+        _key_of(c, F.coalesce(j["after"], j["before"])).alias("key"),
+        image("before").alias("before"),
+        image("after").alias("after"),
+        j["ts_ms"].alias("ts_ms"),
+        s["ts_ms"].alias("source_ts_ms"),
+        F.map_filter(position, lambda _k, v: v.isNotNull()).alias("position"),
+    )
+
+
 def _canal_handwritten(
-    df: DataFrame, c: Contract, row: T.StructType, strings: T.StructType, text: Column, floor: bool
+    df: DataFrame, c: Contract, row: T.StructType, strings: T.StructType
 ) -> DataFrame:
-    """Canal: ``data`` exploded with its index, ``before`` from ``old`` over ``data`` (the
-    floor: every message kept, ``isDdl`` a control record)."""
+    """Canal: ``data`` exploded with its index, ``before`` from ``old`` over ``data``."""
     schema = T.StructType(
         [
             T.StructField("data", T.ArrayType(strings)),
@@ -283,20 +162,13 @@ def _canal_handwritten(
             *[T.StructField(n, T.StringType()) for n in ("database", "table", "type", "id")],
             T.StructField("es", T.LongType()),
             T.StructField("ts", T.LongType()),
-            *([T.StructField("isDdl", T.BooleanType())] if floor else []),
         ]
     )
-    # parsed once, then exploded (a generator beside other reads of one from_json would
-    # parse the message once for each of them)
     j = F.col("j")
-    carried = ("old", "database", "table", "type", "id", "es", "ts", *(("isDdl",) if floor else ()))
-    explode = F.posexplode_outer if floor else F.posexplode
-    exploded = _parse(df, text, schema, floor).select(
-        explode(j["data"]).alias("i", "r"),
-        *[j[n].alias(n) for n in carried],
-        *([F.col("not_utf8"), F.col("unparsed")] if floor else []),
+    exploded = _parsed(df, schema).select(
+        F.posexplode(j["data"]).alias("i", "r"),
+        *[j[n].alias(n) for n in ("old", "database", "table", "type", "id", "es", "ts")],
     )
-    required = _required(floor)
     old = F.element_at(F.col("old"), F.col("i") + 1)
     r = F.col("r")
     op = (
@@ -305,83 +177,55 @@ def _canal_handwritten(
         .when(F.col("type") == "DELETE", "d")
     )
     names = row.fieldNames()
-    data_image = F.struct(
-        *[_checked(required, r[n], _text_leaf(r[n], row[n].dataType)).alias(n) for n in names]
-    )
+    data_image = F.struct(*[_text_leaf(r[n], row[n].dataType).alias(n) for n in names])
 
     def old_leaf(n: str) -> Column:
         value = F.when(F.map_contains_key(old, n), old[n]).otherwise(r[n])
-        return _checked(required, value, _text_leaf(value, row[n].dataType)).alias(n)
+        return _text_leaf(value, row[n].dataType).alias(n)
 
-    old_image = F.struct(*[old_leaf(n) for n in names])
-    images = [
+    decoded = exploded.select(
+        op.alias("op"),
+        "*",
         F.when(op.isin("c", "u"), data_image).alias("after"),
-        F.when(op == "d", data_image).when(old.isNotNull(), old_image).alias("before"),
-    ]
-    if required is not None:
-        control = F.coalesce(F.col("isDdl"), F.lit(False))
-        empty = F.col("i").isNull()
-        images.append(
-            F.when(~control, required.error(op, (empty, "$.data holds no rows"))).alias("_error")
-        )
-    decoded = exploded.select(op.alias("op"), "*", *images)
-    table = F.struct(
-        F.col("database").alias("database"),
-        F.lit(None).cast("string").alias("schema"),
-        F.col("table").alias("name"),
+        F.when(op == "d", data_image)
+        .when(old.isNotNull(), F.struct(*[old_leaf(n) for n in names]))
+        .alias("before"),
     )
-    position = F.create_map(F.lit("id"), F.col("id"), F.lit("row"), F.col("i").cast("string"))
-    times = [F.col("ts").alias("ts_ms"), F.col("es").alias("source_ts_ms")]
-    if required is not None:
-        kept = [F.col(name) for name in decoded.columns if name != "table"]
-        decoded = decoded.select(*kept, table.alias("table"), *times, position.alias("position"))
-        return decoded.select(*_floor_outputs(decoded, c, required))
     return decoded.select(
         "op",
-        table.alias("table"),
+        F.struct(
+            F.col("database").alias("database"),
+            F.lit(None).cast("string").alias("schema"),
+            F.col("table").alias("name"),
+        ).alias("table"),
         _key_of(c, F.coalesce("after", "before")).alias("key"),
         "before",
         "after",
-        *times,
-        position.alias("position"),
+        F.col("ts").alias("ts_ms"),
+        F.col("es").alias("source_ts_ms"),
+        F.create_map(F.lit("id"), F.col("id"), F.lit("row"), F.col("i").cast("string")).alias(
+            "position"
+        ),
     )
 
 
 def _arcion_handwritten(
-    df: DataFrame, c: Contract, row: T.StructType, strings: T.StructType, text: Column, floor: bool
+    df: DataFrame, c: Contract, row: T.StructType, strings: T.StructType
 ) -> DataFrame:
     """Arcion S3 JSON: the literal ``"null"`` as SQL NULL, the cursor as the position."""
-    namespace = T.StructType([T.StructField(n, T.StringType()) for n in ("catalog", "schema")])
-    schema = T.StructType(
-        [
-            T.StructField(
-                "tableName",
-                T.StructType(
-                    [T.StructField("namespace", namespace), T.StructField("name", T.StringType())]
-                ),
-            ),
-            T.StructField("opType", T.StringType()),
-            T.StructField("cursor", T.StringType()),
-            T.StructField("before", strings),
-            T.StructField("after", strings),
-        ]
+    schema = arcion_schema(row.fieldNames(), with_exists=False)
+    parsed = _parsed(df, schema).select(
+        "j", F.from_json("j.cursor", T.MapType(T.StringType(), T.StringType())).alias("cursor")
     )
-    flags = [F.col("not_utf8"), F.col("unparsed")] if floor else []
-    parsed = _parse(df, text, schema, floor).select(
-        "j",
-        F.from_json("j.cursor", T.MapType(T.StringType(), T.StringType())).alias("cursor"),
-        *flags,
-    )
-    required = _required(floor)
     j, cursor = F.col("j"), F.col("cursor")
     op = F.when(j["opType"] == "I", "c").when(j["opType"] == "U", "u").when(j["opType"] == "D", "d")
 
-    def leaf(side: str, n: str) -> Column:
-        value = F.nullif(j[side][n], F.lit("null"))
-        return _checked(required, value, _text_leaf(value, row[n].dataType)).alias(n)
-
     def image(side: str) -> Column:
-        return F.struct(*[leaf(side, n) for n in row.fieldNames()])
+        leaves = [
+            _text_leaf(F.nullif(j[side][n], F.lit("null")), row[n].dataType).alias(n)
+            for n in row.fieldNames()
+        ]
+        return F.struct(*leaves)
 
     decoded = parsed.select(
         op.alias("op"),
@@ -389,27 +233,19 @@ def _arcion_handwritten(
         F.when(op != "c", image("before")).alias("before"),
         F.when(op != "d", image("after")).alias("after"),
         cursor.alias("position"),
-        *([required.error(op).alias("_error")] if required is not None else []),
     )
-    columns = [
+    return decoded.select(
+        "op",
         F.struct(
             F.col("t.namespace.catalog").alias("database"),
             F.col("t.namespace.schema").alias("schema"),
             F.col("t.name").alias("name"),
         ).alias("table"),
-        F.col("position")["extractionTimestamp"].cast("long").alias("ts_ms"),
-        F.col("position")["timestamp"].cast("long").alias("source_ts_ms"),
-    ]
-    if required is not None:
-        decoded = decoded.select("*", *columns)
-        return decoded.select(*_floor_outputs(decoded, c, required))
-    return decoded.select(
-        "op",
-        columns[0],
         _key_of(c, F.coalesce("after", "before")).alias("key"),
         "before",
         "after",
-        *columns[1:],
+        F.col("position")["extractionTimestamp"].cast("long").alias("ts_ms"),
+        F.col("position")["timestamp"].cast("long").alias("source_ts_ms"),
         "position",
     )
 
@@ -477,10 +313,10 @@ def udf_output_type(row: T.StructType, c: Contract) -> T.StructType:
     )
 
 
-def python_udf(df: DataFrame, c: Contract) -> DataFrame:
+def python_udf(df: DataFrame, c: Contract, arrow: bool) -> DataFrame:
     """A UDF doing json.loads and decoding each column in Python, producing the columns the
     from_json baselines and ``decode_changes`` produce (op, table, key, before, after, times,
-    position)."""
+    position); ``arrow``: batches through Arrow, else each row pickled."""
     row = spark_schema(c, "row", "decoded")
     names = row.fieldNames()
     key_at = [names.index(k) for k in c.key]
@@ -518,7 +354,7 @@ def python_udf(df: DataFrame, c: Contract) -> DataFrame:
                 return None
             return row_of(p[side], leaves)
 
-        return df.select(F.udf(decode, out)("value").alias("r")).select("r.*")
+        return df.select(F.udf(decode, out, useArrow=arrow)("value").alias("r")).select("r.*")
     leaves = [_python_text(row[n].dataType) for n in names]
     if fmt == "canal-json":
         ops = {"INSERT": "c", "UPDATE": "u", "DELETE": "d"}
@@ -546,7 +382,7 @@ def python_udf(df: DataFrame, c: Contract) -> DataFrame:
             return out_rows
 
         return df.select(
-            F.explode(F.udf(decode_canal, T.ArrayType(out))("value")).alias("r")
+            F.explode(F.udf(decode_canal, T.ArrayType(out), useArrow=arrow)("value")).alias("r")
         ).select("r.*")
     arcion_ops = {"I": "c", "U": "u", "D": "d"}
 
@@ -571,54 +407,74 @@ def python_udf(df: DataFrame, c: Contract) -> DataFrame:
             position,
         )
 
-    return df.select(F.udf(decode_arcion, out)("value").alias("r")).select("r.*")
+    return df.select(F.udf(decode_arcion, out, useArrow=arrow)("value").alias("r")).select("r.*")
 
 
 def bindings(df: DataFrame, c: Contract) -> DataFrame:
     return decode_changes(df, c)
 
 
-VARIANTS: dict[str, Variant] = {
+VARIANTS: Final[dict[str, Variant]] = {
     "decode_changes": bindings,
     "from_json": handwritten,
-    "floor": required_floor,
-    "udf": python_udf,
+    "strict": strict,
+    "udf": lambda df, c: python_udf(df, c, arrow=False),
+    "arrow_udf": lambda df, c: python_udf(df, c, arrow=True),
 }
+#: The variants that run Python workers (fewer passes: each is 10-30x slower).
+PYTHON_VARIANTS: Final = ("udf", "arrow_udf")
 
-GENERATORS: dict[str, Callable[[int], Iterator[bytes]]] = {
+GENERATORS: Final[dict[str, Callable[[int], Iterator[bytes]]]] = {
     "debezium-json": lambda n: datagen.debezium_messages(n),
     "canal-json": lambda n: datagen.canal_messages(n),
     "arcion-s3-json": lambda n: datagen.arcion_s3_json_messages(n),
 }
 
 
-#: The columns a wider table repeats (a timestamp, a decimal and a date: the rules with the most
-#: generated code).
-WIDENING_COLUMNS = ("created_at", "amount", "ship_date")
+# --- the narrow projection (Debezium: op + 3 after columns of a 6-column table) -----------------
+
+#: The 6 columns of the narrow table, and the 3 the query reads.
+NARROW_TABLE: Final = ("id", "customer_id", "status", "amount", "quantity", "created_at")
+NARROW_READ: Final = ("id", "status", "amount")
 
 
-def widen(fmt: str, message: bytes, extra: int) -> bytes:
-    """``message`` with ``extra`` more columns, copies of :data:`WIDENING_COLUMNS` in turn."""
-    if extra == 0:
-        return message
-    doc = json.loads(message)
+def narrow_messages(n: int) -> Iterator[bytes]:
+    """Debezium events of a 6-column table (the 15-field MySQL ``source`` kept)."""
+    for message in datagen.debezium_messages(n):
+        doc = orjson.loads(message)
+        for side in doc["schema"]["fields"][:2]:
+            side["fields"] = [f for f in side["fields"] if f["field"] in NARROW_TABLE]
+        for side in ("before", "after"):
+            image = doc["payload"][side]
+            if image is not None:
+                doc["payload"][side] = {k: image[k] for k in NARROW_TABLE}
+        yield orjson.dumps(doc)
 
-    def more(row: dict[str, Any]) -> dict[str, Any]:
-        out = dict(row)
-        for i in range(extra):
-            source = WIDENING_COLUMNS[i % len(WIDENING_COLUMNS)]
-            out[f"{source}_{i + 2}"] = row[source]
-        return out
 
-    if fmt == "canal-json":
-        doc["mysqlType"], doc["sqlType"] = more(doc["mysqlType"]), more(doc["sqlType"])
-        doc["data"] = [more(row) for row in doc["data"]]
-    elif fmt == "arcion-s3-json":
-        for part in ("before", "after", "exists"):
-            doc[part] = more(doc[part])
-    else:
-        raise SystemExit(f"--extra-columns applies to canal-json and arcion-s3-json, not {fmt}")
-    return json.dumps(doc).encode()
+def narrow_bindings(df: DataFrame, c: Contract) -> DataFrame:
+    return decode_changes(df, c).select("op", *[F.col("after")[n].alias(n) for n in NARROW_READ])
+
+
+def narrow_handwritten(df: DataFrame, c: Contract) -> DataFrame:
+    """A from_json of just the fields the query reads."""
+    fields = {f.field: f for f in c.row_schema.fields or ()}
+    row = spark_schema(c, "row", "decoded")
+    wire = {f.name: f.dataType for f in spark_schema(c, "row", "wire").fields}
+    after = T.StructType(
+        [
+            T.StructField(n, T.StringType() if isinstance(wire[n], T.VariantType) else wire[n])
+            for n in NARROW_READ
+        ]
+    )
+    payload = T.StructType([T.StructField("op", T.StringType()), T.StructField("after", after)])
+    j = F.col("j")
+    return _parsed(df, T.StructType([T.StructField("payload", payload)]), "payload").select(
+        j["op"].alias("op"),
+        *[_native_leaf(j["after"][n], fields[n], row[n].dataType).alias(n) for n in NARROW_READ],
+    )
+
+
+# --- measuring ----------------------------------------------------------------------------------
 
 
 def infer_contract(fmt: str, sample: list[bytes]) -> Contract:
@@ -627,26 +483,22 @@ def infer_contract(fmt: str, sample: list[bytes]) -> Contract:
     return f.infer(msgs, InferOptions(infer_types=True)).contract
 
 
-def jvm_cpu_seconds(spark: SparkSession) -> Callable[[], float]:
-    """A clock of the driver JVM's CPU time (user + system, all threads)."""
-    pid = spark.sparkContext._jvm.java.lang.ProcessHandle.current().pid()  # type: ignore[union-attr]
-    ticks = os.sysconf("SC_CLK_TCK")
+def _canonical(value: Any) -> Any:
+    """``value`` with every dict (a struct or a map) as its sorted items: a map's order is not
+    part of its value."""
+    if isinstance(value, dict):
+        return sorted((k, _canonical(v)) for k, v in value.items())
+    return value
 
-    def clock() -> float:
-        with open(f"/proc/{pid}/stat") as f:
-            fields = f.read().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / ticks
 
-    return clock
+def rows_of(df: DataFrame) -> list[str]:
+    return sorted(repr(_canonical(r.asDict(True))) for r in df.select(*CANONICAL).collect())
 
 
 def check_agreement(sample: DataFrame, c: Contract, variants: dict[str, Variant]) -> None:
-    """Stop unless every variant yields the same rows as the first (values, not nullability)
-    on ``sample``."""
-    rows = {
-        name: sorted(repr(r.asDict(True)) for r in variant(sample, c).select(*CANONICAL).collect())
-        for name, variant in variants.items()
-    }
+    """Stop unless every variant yields the same rows as the first (values, not nullability;
+    a map's order aside) on ``sample``."""
+    rows = {name: rows_of(variant(sample, c)) for name, variant in variants.items()}
     first, *others = rows
     for name in others:
         got, expected = rows[name], rows[first]
@@ -655,67 +507,111 @@ def check_agreement(sample: DataFrame, c: Contract, variants: dict[str, Variant]
             sys.exit(f"{c.format}: {name} disagrees with {first} on {differ} rows")
 
 
+def jvm_cpu_seconds(spark: SparkSession) -> Callable[[], float]:
+    """A clock of the driver JVM's process CPU seconds."""
+    return process_cpu_clock(spark.sparkContext._jvm)
+
+
+def check_damaged(spark: SparkSession, fmt: str, c: Contract) -> str:
+    """Stop unless the strict ceiling flags exactly the rows ``decode_changes`` flags on a
+    damaged sample; the counts, as one line."""
+    messages, damages = damaged_sample(fmt)
+    df = spark.createDataFrame(
+        [(m.decode("utf-8", "replace"),) for m in messages], "value string"
+    ).coalesce(1)
+
+    def flagged(out: DataFrame) -> set[int]:
+        # one partition, one row per message (one row of data per Canal message): row order
+        errors = [r[0] for r in out.select(ERROR_COL).collect()]
+        if len(errors) != len(messages):
+            sys.exit(f"{fmt}: {len(errors)} rows out of {len(messages)} damaged messages")
+        return {i for i, e in enumerate(errors) if e is not None}
+
+    ours, theirs = flagged(decode_changes(df, c)), flagged(strict(df, c))
+    line = (
+        f"{fmt}: damaged sample of {len(messages)} messages, {len(damages)} damaged; "
+        f"_error set by decode_changes on {len(ours)}, by the strict ceiling on {len(theirs)}, "
+        f"same rows: {'yes' if ours == theirs else 'NO'} (the bare from_json flags none)"
+    )
+    if ours != theirs:
+        sys.exit(
+            f"{fmt}: the strict ceiling is not the same check: only decode_changes flags "
+            f"{sorted(ours - theirs)[:10]}, only the ceiling {sorted(theirs - ours)[:10]}"
+        )
+    return line
+
+
 def best_passes(
-    built: dict[str, DataFrame], warmup: int, repeat: int, cpu: Callable[[], float] | None = None
+    built: dict[str, DataFrame],
+    warmup: int,
+    repeat: int,
+    cpu: Callable[[], float] = lambda: 0.0,
 ) -> tuple[dict[str, float], dict[str, float]]:
     """Each DataFrame written to the ``noop`` sink ``warmup`` times, then ``repeat`` times with
-    the variants taking turns (a change in the machine's load hits every variant alike): the
-    best wall-clock seconds and the best ``cpu`` seconds (inf without ``cpu``) per variant."""
-    for out in built.values():
-        for _ in range(warmup):
+    the variants taking turns (a change in the machine's load hits every variant alike); the
+    Python UDFs get one warm-up and at most two passes. The best wall-clock and CPU seconds."""
+    for name, out in built.items():
+        for _ in range(1 if name in PYTHON_VARIANTS else warmup):
             out.write.format("noop").mode("overwrite").save()
     best = dict.fromkeys(built, float("inf"))
     best_cpu = dict.fromkeys(built, float("inf"))
-    for _ in range(repeat):
+    for turn in range(repeat):
         for name, out in built.items():
-            start, start_cpu = time.perf_counter(), cpu() if cpu else 0.0
+            if name in PYTHON_VARIANTS and turn >= 2:
+                continue
+            start, start_cpu = time.perf_counter(), cpu()
             out.write.format("noop").mode("overwrite").save()
             best[name] = min(best[name], time.perf_counter() - start)
-            if cpu:
-                best_cpu[name] = min(best_cpu[name], cpu() - start_cpu)
+            best_cpu[name] = min(best_cpu[name], cpu() - start_cpu)
     return best, best_cpu
 
 
-def measure(
-    spark: SparkSession, fmt: str, n: int, repeat: int, warmup: int, extra: int = 0
-) -> dict[str, Any]:
-    values = [widen(fmt, v, extra) for v in GENERATORS[fmt](n)]
-    size = sum(len(v) for v in values)
-    c = infer_contract(fmt, values[:2000])
-    check_agreement(
-        spark.createDataFrame([(v,) for v in values[:3000]], "value binary"), c, VARIANTS
-    )
-    df = spark.createDataFrame([(v,) for v in values], "value binary").repartition(2).cache()
-    df.count()
-    cpu = jvm_cpu_seconds(spark)
+def data_file(
+    data_dir: Path, name: str, n: int, messages: Callable[[int], Iterator[bytes]]
+) -> Path:
+    """The JSON-lines file of ``n`` messages (written once, reused by later runs)."""
+    path = data_dir / f"{name}-{n}.jsonl"
+    if not path.exists():
+        tmp = path.with_suffix(".tmp")
+        datagen.write_jsonl(tmp, messages(n))
+        tmp.rename(path)
+    return path
+
+
+def measure(spark: SparkSession, fmt: str, args: argparse.Namespace) -> dict[str, Any]:
+    n = args.messages
+    path = data_file(args.data_dir, fmt, n, GENERATORS[fmt])
+    with path.open("rb") as f:
+        sample = list(itertools.islice(f, 3000))
+    c = infer_contract(fmt, sample[:2000])
+    small = spark.createDataFrame([(v.decode(),) for v in sample], "value string")
+    check_agreement(small, c, VARIANTS)
     result: dict[str, Any] = {
         "format": fmt,
-        "columns": len(c.row_schema.fields or ()),
         "messages": n,
-        "mb": size / 1e6,
+        "mb": path.stat().st_size / 1e6,
+        "damaged": check_damaged(spark, fmt, c),
     }
+    df = spark.read.text(str(path))
     decode._STEPS.clear()
-    built: dict[str, DataFrame] = {}
-    for name, variant in VARIANTS.items():
-        # Building the DataFrame is a one-time cost per job, reported apart: the first call
-        # (decode_changes records its steps), then a second call (decode_changes replays them).
-        start = time.perf_counter()
-        built[name] = variant(df, c)
-        result[f"{name}_build_s"] = time.perf_counter() - start
-        start = time.perf_counter()
-        variant(df, c)
-        result[f"{name}_rebuild_s"] = time.perf_counter() - start
-    best, best_cpu = best_passes(built, warmup, repeat, cpu)
+    built = {name: variant(df, c) for name, variant in VARIANTS.items()}
+    if fmt == "debezium-json":
+        narrow = data_file(args.data_dir, "debezium-narrow", n, narrow_messages)
+        with narrow.open("rb") as f:
+            nc = infer_contract(fmt, list(itertools.islice(f, 2000)))
+        narrow_df = spark.read.text(str(narrow))
+        built["narrow_decode_changes"] = narrow_bindings(narrow_df, nc)
+        built["narrow_from_json"] = narrow_handwritten(narrow_df, nc)
+    best, best_cpu = best_passes(built, args.warmup, args.repeat, jvm_cpu_seconds(spark))
     for name in built:
         result[name] = n / best[name]
         result[f"{name}_cpu_us"] = best_cpu[name] * 1e6 / n
-    df.unpersist()
     return result
 
 
 def benchmark_session(conf: dict[str, str] | None = None) -> SparkSession:
     """The benchmarks' session: local[2], UTC, no UI, a 6 GB driver, ``conf`` on top; Python
-    workers run this interpreter (the UDF variant needs this venv)."""
+    workers run this interpreter (the UDF variants need this venv)."""
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     builder = (
         SparkSession.builder.master("local[2]")
@@ -731,52 +627,229 @@ def benchmark_session(conf: dict[str, str] | None = None) -> SparkSession:
     return spark
 
 
+# --- Apache Flink's own formats (benchmarks/flink_decode.py, in its own process) ----------------
+
+#: The benchmark table as Flink SQL columns, per Flink format. Debezium: Flink maps no Connect
+#: logical type, so the Decimal is BYTES (its DECIMAL fails the job on base64), the
+#: MicroTimestamp a BIGINT and the Date an INT: Flink decodes less than we do there.
+FLINK_COLUMNS: Final = {
+    "canal-json": "id BIGINT, customer_id INT, status STRING, amount DECIMAL(12,2), "
+    "quantity SMALLINT, unit_price DOUBLE, weight_kg FLOAT, sku STRING, note STRING, "
+    "is_gift BOOLEAN, created_at TIMESTAMP(6), ship_date DATE",
+    "debezium-json": "id BIGINT, customer_id INT, status STRING, amount BYTES, "
+    "quantity SMALLINT, unit_price DOUBLE, weight_kg FLOAT, sku STRING, note STRING, "
+    "is_gift BOOLEAN, created_at BIGINT, ship_date INT",
+}
+FLINK_NOTE: Final = {
+    "canal-json": "Flink reads text values leniently and has no error column",
+    "debezium-json": "Flink's table: amount BYTES (its DECIMAL fails the job on Connect's "
+    "base64 Decimal), created_at BIGINT, ship_date INT (no Connect logical types decoded)",
+}
+
+
+def flink_python(args: argparse.Namespace) -> str | None:
+    """A Python that can import PyFlink (``--flink-python``, else this one), or None."""
+    candidate = args.flink_python or sys.executable
+    done = subprocess.run(
+        [candidate, "-c", "import pyflink.table"], capture_output=True, check=False
+    )
+    return candidate if done.returncode == 0 else None
+
+
+def _flink(
+    python: str, fmt: str, path: Path, n: int, extra: list[str]
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [
+            python, "-m", "benchmarks.flink_decode", "--format", fmt, "--file", str(path),
+            "--columns", FLINK_COLUMNS[fmt], "--messages", str(n), *extra,
+        ],
+        cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True,
+        check=False,
+    )  # fmt: skip
+
+
+def flink_measure(python: str, fmt: str, args: argparse.Namespace) -> dict[str, float]:
+    path = data_file(args.data_dir, fmt, args.messages, GENERATORS[fmt])
+    extra = ["--warmup", str(args.warmup), "--repeat", str(args.repeat)]
+    done = _flink(python, fmt, path, args.messages, extra)
+    if done.returncode != 0:
+        sys.exit(f"Flink {fmt} failed:\n{done.stderr[-3000:]}")
+    return dict(json.loads(done.stdout.strip().splitlines()[-1]))
+
+
+def flink_conversions(python: str, fmt: str, args: argparse.Namespace) -> list[str]:
+    """What Flink made of the damaged sample's values: one line per damaged value it kept."""
+    messages, damages = damaged_sample(fmt)
+    path = args.data_dir / f"{fmt}-damaged.jsonl"
+    datagen.write_jsonl(path, messages)
+    done = _flink(python, fmt, path, len(messages), ["--show"])
+    if done.returncode != 0:
+        return [f"Flink {fmt} failed on the damaged sample: {done.stderr.strip().splitlines()[-1]}"]
+    rows = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
+    by_id = {r["id"]: r for r in rows if r.get("id") is not None}
+    lines, silent = [], 0
+    for d in damages:
+        row = by_id.get(str(d.row_id))
+        if row is None or d.column not in row:
+            continue
+        silent += 1
+        if len(lines) < 12:
+            lines.append(f"  {d.column} {json.dumps(d.bad)} -> {row[d.column]}")
+    head = f"Flink {fmt} on the damaged sample: {len(rows)} rows, {silent} of {len(damages)} "
+    head += "damaged values decoded in silence (no error column)"
+    if fmt == "canal-json":
+        ones = sum(b'"is_gift":"1"' in m for m in messages)
+        trues = sum(r.get("is_gift") == "True" for r in rows)
+        head += f'; tinyint(1) is_gift: {ones} messages hold "1", Flink read true on {trues} rows'
+    return [head + ":", *lines]
+
+
+# --- the report ---------------------------------------------------------------------------------
+
+ROOT: Final = Path(__file__).resolve().parent.parent
+#: The issue's targets: (what, ratio name, at least).
+TARGETS: Final[dict[str, list[tuple[str, str, float]]]] = {
+    "debezium-json": [
+        ("vs bare from_json", "vs_from_json", 0.9),
+        ("narrow vs narrow from_json", "narrow", 0.9),
+        ("vs Flink debezium-json", "vs_flink", 1.0),
+    ],
+    "canal-json": [
+        ("vs strict ceiling", "vs_strict", 0.95),
+        ("vs bare from_json", "vs_from_json", 0.65),
+        ("vs Flink canal-json", "vs_flink", 0.6),
+    ],
+    "arcion-s3-json": [
+        ("vs strict ceiling", "vs_strict", 0.95),
+        ("vs bare from_json", "vs_from_json", 0.6),
+    ],
+}
+
+
+def ratios(r: dict[str, Any]) -> dict[str, float]:
+    udf = max(r["udf"], r["arrow_udf"])
+    out = {
+        "vs_from_json": r["decode_changes"] / r["from_json"],
+        "vs_strict": r["decode_changes"] / r["strict"],
+        "strict_vs_from_json": r["strict"] / r["from_json"],
+        "vs_udf": r["decode_changes"] / udf,
+        "from_json_vs_udf": r["from_json"] / udf,
+    }
+    # the UDF target: decode_changes' ratio to the faster UDF >= 0.8 x from_json's own ratio
+    out["udf_target"] = out["vs_udf"] / out["from_json_vs_udf"]
+    if "narrow_decode_changes" in r:
+        out["narrow"] = r["narrow_decode_changes"] / r["narrow_from_json"]
+    if "flink" in r:
+        out["vs_flink"] = r["decode_changes"] / r["flink"]
+    return out
+
+
+def report(r: dict[str, Any]) -> None:
+    q = ratios(r)
+    print(f"\n### {r['format']}: {r['messages']:,} messages, {r['mb']:.0f} MB from a file")
+    print("\n| variant | msg/s | JVM CPU µs/msg | decode_changes is |")
+    print("|---|---:|---:|---:|")
+    rows = [
+        ("decode_changes", "decode_changes"),
+        ("bare from_json (lenient)", "from_json"),
+        ("strict hand-written ceiling", "strict"),
+        ("Python UDF, pickled", "udf"),
+        ("Python UDF, Arrow", "arrow_udf"),
+        ("narrow: decode_changes + select", "narrow_decode_changes"),
+        ("narrow: from_json of those fields", "narrow_from_json"),
+        (f"Flink {r['format']} (streaming, parallelism 2)", "flink"),
+    ]
+    for label, key in rows:
+        if key not in r:
+            continue
+        base = "narrow_decode_changes" if key.startswith("narrow") else "decode_changes"
+        times = r[base] / r[key]
+        print(f"| {label} | {r[key]:,.0f} | {r[f'{key}_cpu_us']:.1f} | {times:.2f}x |")
+    print(
+        f"\nstrict vs bare from_json {q['strict_vs_from_json']:.2f}x; vs the faster UDF: "
+        f"decode_changes {q['vs_udf']:.2f}x, from_json {q['from_json_vs_udf']:.2f}x"
+    )
+    print("\n| target | measured | wanted | |")
+    print("|---|---:|---:|---|")
+    for what, key, wanted in TARGETS.get(r["format"], []):
+        if key in q:
+            met = "met" if q[key] >= wanted else "NOT met"
+            print(f"| {what} | {q[key]:.2f}x | ≥ {wanted}x | {met} |")
+        else:
+            print(f"| {what} | - | ≥ {wanted}x | not measured |")
+    met = "met" if q["udf_target"] >= 0.8 else "NOT met"
+    print(f"| vs faster UDF / from_json's own ratio | {q['udf_target']:.2f} | ≥ 0.8 | {met} |")
+    print(f"\n{r['damaged']}")
+    for line in r.get("flink_notes", []):
+        print(line)
+    sys.stdout.flush()
+
+
+def machine() -> str:
+    model = "unknown CPU"
+    with open("/proc/cpuinfo") as f:
+        for line in f:
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    with open("/proc/loadavg") as f:
+        load = " ".join(f.read().split()[:3])
+    return f"{os.cpu_count()} CPUs ({model}), load average {load}, {dt.date.today()}"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--n", type=int, default=200_000)
-    parser.add_argument("--repeat", type=int, default=5)
-    parser.add_argument("--warmup", type=int, default=3)
-    parser.add_argument("--formats", default=",".join(GENERATORS))
     parser.add_argument(
-        "--extra-columns",
-        type=int,
-        default=0,
-        help="widen the 12-column table (canal-json, arcion-s3-json) by this many columns",
+        "--messages", type=int, default=200_000, help="per format (default 200,000)"
     )
+    parser.add_argument("--repeat", type=int, default=3, help="timed passes (default 3)")
+    parser.add_argument("--warmup", type=int, default=2, help="passes before timing (default 2)")
+    parser.add_argument("--formats", default=",".join(GENERATORS), help="comma-separated")
+    parser.add_argument(
+        "--data-dir",
+        type=Path,
+        default=Path(os.environ.get("TMPDIR", "/tmp")) / "cdc-contracts-bench",
+        help="where the generated files are written once and reused",
+    )
+    parser.add_argument(
+        "--flink-python",
+        default=os.environ.get("CDC_BENCH_FLINK_PYTHON"),
+        help="a Python that has apache-flink (default: $CDC_BENCH_FLINK_PYTHON, else this one)",
+    )
+    parser.add_argument("--no-flink", action="store_true", help="skip Apache Flink")
     parser.add_argument(
         "--huge-method-limit",
         type=int,
         default=8000,
-        help="spark.sql.codegen.hugeMethodLimit: 8000 (HotSpot's limit, the setting docs/spark.md "
-        "recommends) unless given; 65535 is Spark's default",
+        help="spark.sql.codegen.hugeMethodLimit (default 8000, HotSpot's limit, as docs/spark.md "
+        "recommends; 65535 is Spark's default)",
     )
     args = parser.parse_args()
-    spark = benchmark_session()
-    # every variant gets the same session; with Spark's default a stage whose fused method
-    # outgrows HotSpot's limit runs interpreted, which slowed the hand-written Canal baseline 2x
-    spark.conf.set(HUGE_METHOD_CONF, str(args.huge_method_limit))
-    print(
-        "| format | columns | messages | MB | decode_changes msg/s | from_json msg/s | floor msg/s "
-        "| UDF msg/s | vs from_json | vs UDF | floor vs from_json | from_json vs UDF "
-        "| JVM CPU µs/msg decode_changes / from_json / floor "
-        "| build ms: decode_changes first / later call, from_json |"
-    )
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
-    for fmt in args.formats.split(","):
-        r = measure(spark, fmt, args.n, args.repeat, args.warmup, args.extra_columns)
+    args.data_dir.mkdir(parents=True, exist_ok=True)
+    print(f"machine: {machine()}", flush=True)
+    flink = None if args.no_flink else flink_python(args)
+    if flink is None and not args.no_flink:
         print(
-            f"| {fmt} | {r['columns']} | {r['messages']} | {r['mb']:.0f} "
-            f"| {r['decode_changes']:,.0f} | {r['from_json']:,.0f} | {r['floor']:,.0f} "
-            f"| {r['udf']:,.0f} | {r['decode_changes'] / r['from_json']:.2f}x "
-            f"| {r['decode_changes'] / r['udf']:.2f}x | {r['floor'] / r['from_json']:.2f}x "
-            f"| {r['from_json'] / r['udf']:.2f}x "
-            f"| {r['decode_changes_cpu_us']:.1f} / {r['from_json_cpu_us']:.1f} "
-            f"/ {r['floor_cpu_us']:.1f} "
-            f"| {r['decode_changes_build_s'] * 1e3:,.0f} / {r['decode_changes_rebuild_s'] * 1e3:,.0f}"
-            f", {r['from_json_build_s'] * 1e3:,.0f} |",
+            "Flink: skipped, apache-flink is not installed here "
+            "(pip install -e '.[bench]' in a separate venv, then --flink-python THAT/bin/python)",
             flush=True,
         )
+    spark = benchmark_session()
+    spark.conf.set(HUGE_METHOD_CONF, str(args.huge_method_limit))
+    results = []
+    for fmt in args.formats.split(","):
+        if fmt not in GENERATORS:
+            sys.exit(f"unknown format {fmt!r} (known: {', '.join(GENERATORS)})")
+        r = measure(spark, fmt, args)
+        if flink is not None and fmt in FLINK_COLUMNS:
+            r.update({f"flink{k[len('msg_s'):]}" if k == "msg_s" else f"flink_{k}": v
+                      for k, v in flink_measure(flink, fmt, args).items()})  # fmt: skip
+            r["flink_notes"] = [f"Flink: {FLINK_NOTE[fmt]}", *flink_conversions(flink, fmt, args)]
+        report(r)
+        results.append(r)
     spark.stop()
+    print(f"\nmachine at the end: {machine()}")
 
 
 if __name__ == "__main__":
