@@ -50,9 +50,13 @@ def run_once(t_env: Any, args: argparse.Namespace, i: int) -> None:
 
 def show(t_env: Any, args: argparse.Namespace) -> None:
     t_env.execute_sql(source_ddl("src", args, lenient=True))
-    with t_env.execute_sql("SELECT * FROM src").collect() as rows:
+    # every value as Flink's own text (a year-10000 date has no Python datetime)
+    names = t_env.from_path("src").get_schema().get_field_names()
+    said = ", ".join(f"CAST(`{n}` AS STRING) AS `{n}`" for n in names)
+    result = t_env.execute_sql(f"SELECT {said} FROM src")
+    with result.collect() as rows:
         for row in rows:
-            values = {k: (None if v is None else str(v)) for k, v in row.as_dict().items()}
+            values = dict(zip(names, row, strict=True))
             print(json.dumps({"kind": str(row.get_row_kind()), **values}), flush=True)
 
 

@@ -700,7 +700,7 @@ def flink_conversions(python: str, fmt: str, args: argparse.Namespace) -> list[s
     head += "damaged values decoded in silence (no error column)"
     if fmt == "canal-json":
         ones = sum(b'"is_gift":"1"' in m for m in messages)
-        trues = sum(r.get("is_gift") == "True" for r in rows)
+        trues = sum(str(r.get("is_gift")).upper() == "TRUE" for r in rows)
         head += f'; tinyint(1) is_gift: {ones} messages hold "1", Flink read true on {trues} rows'
     return [head + ":", *lines]
 
