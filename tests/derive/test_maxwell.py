@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from clirun import run
 
 from contracts.contract import Contract, load_contract
 from contracts.derive import DeriveRequest, contracts_for
@@ -19,7 +20,7 @@ from contracts.errors import InputError
 from contracts.formats import get_format
 from contracts.formats.base import InferOptions, Message
 
-from .helpers import run, shape, tables
+from .helpers import shape, tables
 
 MAXWELL = Path(__file__).resolve().parents[1] / "fixtures" / "maxwell-json"
 REQUEST = DeriveRequest(format="maxwell-json", dialect="mysql")
