@@ -479,6 +479,8 @@ class _SubjectState:
     held: Registered | None  # the version holding exactly this schema and metadata
     own_level: str | None
     history: tuple[tuple[int, Registered], ...]
+    #: the level the registry judges the subject at now (its own, else the global one)
+    level_in_force: str | None = None
 
     @property
     def current(self) -> bool:
@@ -613,15 +615,16 @@ async def _subject_state(registry: RegistryClient, item: DesiredSubject) -> _Sub
         return _SubjectState(item, None, None, None, ())
     held = await registry.lookup(item.subject, item.schema, item.properties)
     own_level = await registry.subject_compatibility(item.subject)
+    in_force = own_level or await registry.compatibility(None)
     numbers = [latest.version or 0]
-    if item.contract.compatibility.transitive:
+    if item.judging_level(in_force).transitive:
         numbers = await registry.versions(item.subject)
     found = await _gather(
         [str(n) for n in numbers],
         lambda n: _same_or_read(registry, item.subject, int(n), latest),
     )
     history = tuple((r.version or 0, r) for r in found if r is not None and r.schema is not None)
-    return _SubjectState(item, latest, held, own_level, history)
+    return _SubjectState(item, latest, held, own_level, history, in_force)
 
 
 async def _same_or_read(
@@ -673,6 +676,7 @@ def _assess(
     else:
         restores = None
     judgements = tuple(
-        judge_subject(s.desired, list(s.history), fail_on, exceptions) for s in states
+        judge_subject(s.desired, list(s.history), fail_on, exceptions, s.level_in_force)
+        for s in states
     )
     return _Assessment(False, restores, judgements)

@@ -340,8 +340,46 @@ def _check_git(
             notes.append(skipped_note(passed, f"derive.from_ddl {derive.from_ddl}"))
     if not current and not baseline:
         raise _no_contracts(directory, f"git:{ref}")
-    found = compare_catalog(current, baseline, level, f"git:{ref}", ref, **gate.judging())
+    found = compare_catalog(
+        current,
+        baseline,
+        level,
+        f"git:{ref}",
+        ref,
+        baseline_default_level=_baseline_default_level(gate, directory, ref),
+        **gate.judging(),
+    )
     return found.entries, found.skipped + notes
+
+
+def _baseline_default_level(gate: _Gate, directory: Path, ref: str) -> CompatibilityLevel:
+    """The default level of the configuration as it was at ``ref`` (a change of the default
+    changes the level of every contract that sets none, and is judged as such)."""
+    from contracts.config import ProjectConfig
+    from contracts.contract import Contract, parse_yaml_model
+    from contracts.diff.catalog import git_baseline, git_repo
+    from contracts.errors import ConfigError
+
+    unset = CompatibilityLevel(Contract.model_fields["compatibility"].default)
+    path = gate.config.path
+    if path is None:
+        return unset
+    try:
+        rel = path.resolve().relative_to(git_repo(directory).root).as_posix()
+    except ValueError:
+        return gate.config.compatibility or unset  # the file is not in the repository
+    text = git_baseline(directory, ref, want=lambda r: r == rel).texts.get(rel)
+    if text is None:
+        return unset
+    where = f"{ref}:{rel}"
+    then, _ = parse_yaml_model(
+        text.decode("utf-8", errors="replace"),
+        where,
+        ProjectConfig,
+        ConfigError,
+        "configuration file",
+    )
+    return then.compatibility or unset
 
 
 def _check_registry(
@@ -374,7 +412,13 @@ def _check_registry(
     items = [(shown[rel], load_bytes(data, shown[rel])) for rel, data in texts.items()]
     baseline = RegistryBaseline(registry.url, registry.strategy, **registry.auth())
     try:
-        return compare_with_history(items, baseline.previous_sides, level, **gate.judging())
+        return compare_with_history(
+            items,
+            baseline.previous_sides,
+            level,
+            registered_level=baseline.level,
+            **gate.judging(),
+        )
     finally:
         baseline.close()
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from contracts.contract import Contract
+from contracts.contract import CompatibilityLevel, Contract
 from contracts.diff.side import Side
 from registry_sync.client import RegistryClient, RegistryConfig
 from registry_sync.desired import contract_from_properties, desired_subjects
@@ -42,6 +42,12 @@ class RegistryBaseline:
             if item.part == part:
                 return item.subject
         return None
+
+    def level(self, contract: Contract) -> CompatibilityLevel | None:
+        """The level the registry judges the contract's value subject at (its own, else the
+        registry's global level)."""
+        subject = self.subject(contract)
+        return CompatibilityLevel(self.client.compatibility(subject)) if subject else None
 
     def previous_avro(self, contract: Contract, part: str = "value") -> list[str]:
         """Every live registered schema text of the subject, oldest first."""

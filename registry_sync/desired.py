@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any, Final, Literal
 
 from contracts.contract import CompatibilityLevel, Contract, load_contract
+from contracts.diff.levels import judging_level
 from contracts.errors import ContractFileError, ContractsError
 from registry_sync.naming import SubjectNameStrategy, subject_for
 
@@ -55,6 +56,12 @@ class DesiredSubject:
     @property
     def level(self) -> str:
         return self.contract.compatibility.value
+
+    def judging_level(self, held: str | None) -> CompatibilityLevel:
+        """The level a new version is judged at while the subject is ``held`` at a level
+        (:func:`contracts.diff.levels.judging_level`; None: the subject is new)."""
+        old = CompatibilityLevel(held) if held is not None else None
+        return judging_level(old, self.contract.compatibility)
 
 
 def identity_properties(contract: Contract, part: str) -> dict[str, str]:

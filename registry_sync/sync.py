@@ -212,7 +212,8 @@ def _plan(
     if previous is not None and previous.to_dict() == desired.contract.to_dict():
         out.action = Action.UNCHANGED  # e.g. registered again by a rollback (more metadata)
         return out
-    judged = judge_subject(desired, _history(client, desired, latest), fail_on, exceptions)
+    history = _history(client, desired, latest, out.level_from)
+    judged = judge_subject(desired, history, fail_on, exceptions, out.level_from)
     out.verdict = judged.verdict
     out.messages, out.findings = list(judged.messages), list(judged.findings)
     out.action = Action.NEW_VERSION if judged.ok else Action.INCOMPATIBLE
@@ -220,11 +221,11 @@ def _plan(
 
 
 def _history(
-    client: RegistryClient, desired: DesiredSubject, latest: Registered
+    client: RegistryClient, desired: DesiredSubject, latest: Registered, held: str | None
 ) -> list[tuple[int, Registered]]:
-    """The versions the verdict is taken against: every live one for transitive levels (at
-    the contract's level, which the push sets first), else the latest."""
-    if not desired.contract.compatibility.transitive:
+    """The versions the verdict is taken against: every live one for transitive levels (the
+    level the subject is ``held`` at joined with the contract's), else the latest."""
+    if not desired.judging_level(held).transitive:
         return [(latest.version or 0, latest)]
     found: list[tuple[int, Registered]] = []
     for number in client.versions(desired.subject):
@@ -250,22 +251,25 @@ def judge_subject(
     history: Sequence[tuple[int, Registered]],
     fail_on: FailOn = "breaking",
     exceptions: ExceptionPolicy | None = None,
+    held: str | None = None,
 ) -> Judgement:
     """Judge one subject against its registered versions (``history``: number and version,
     oldest first) — what ``registry plan``, ``registry push`` and the API's ``PUT`` ask.
 
     A value subject carries the contract: its verdict (:func:`subject_verdict`) is the CDC
-    rules and the registry verdict at the contract's level. A key subject gets the registry
-    verdict of its schema (the key's CDC rules are the value subject's contract verdict).
+    rules and the registry verdict at the level the subject is ``held`` at joined with the
+    contract's (a lowered level is a finding, and judged at the held level). A key subject gets
+    the registry verdict of its schema (the key's CDC rules are the value subject's contract
+    verdict).
     """
     if desired.part == "value":
-        judged = subject_verdict(desired, history, fail_on, exceptions)
+        judged = subject_verdict(desired, history, fail_on, exceptions, held)
         if not judged.failed:
             return Judgement(True, verdict=judged)
         findings = tuple(f.to_json() for f in judged.failing())
         return Judgement(False, judged.result.verdict_messages, findings, judged)
     previous = [(n, _avro_of(r, desired.subject, n)) for n, r in history]
-    answer = schema_verdict(desired.schema, previous, desired.level)
+    answer = schema_verdict(desired.schema, previous, desired.judging_level(held))
     return Judgement(answer.compatible, answer.messages)
 
 
@@ -274,10 +278,11 @@ def subject_verdict(
     history: Sequence[tuple[int, Registered]],
     fail_on: FailOn = "breaking",
     exceptions: ExceptionPolicy | None = None,
+    held: str | None = None,
 ) -> ContractVerdict:
-    """The contract's verdict against the registered versions of its value subject: a version
-    carrying a contract (``registry push``) is that contract, one registered by another tool
-    its Avro schema."""
+    """The contract's verdict against the registered versions of its value subject (``held``:
+    the subject's level in the registry): a version carrying a contract (``registry push``) is
+    that contract, one registered by another tool its Avro schema."""
     sides = [registered_side(r, desired.subject, n) for n, r in history]
     return contract_verdict(
         desired.contract,
@@ -285,6 +290,7 @@ def subject_verdict(
         fail_on=fail_on,
         exceptions=exceptions,
         versions=[n for n, _ in history],
+        baseline_level=held if history else None,
     )
 
 

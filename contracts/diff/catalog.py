@@ -269,6 +269,7 @@ def compare_catalog(
     fail_on: FailOn = "breaking",
     exceptions: ExceptionPolicy | None = None,
     default_level: CompatibilityLevel | None = None,
+    baseline_default_level: CompatibilityLevel | None = None,
 ) -> CatalogResult:
     """Diff each current file with its baseline text; report added and removed contracts.
 
@@ -279,9 +280,10 @@ def compare_catalog(
 
     Raises :class:`~contracts.errors.ContractFileError` for a current file that is not a
     contract, and for a baseline file that is not one while the current file exists.
-    ``default_level`` is the level of contracts that set none (the project configuration's).
+    ``default_level`` is the level of contracts that set none (the project configuration's);
+    ``baseline_default_level`` the baseline configuration's (default: the same).
     """
-    judge = _Judge(level, fail_on, exceptions, default_level)
+    judge = _Judge(level, fail_on, exceptions, default_level, baseline_default_level)
     entries: list[Entry] = []
     skipped: list[str] = []
     for rel in sorted(set(current) | set(baseline)):
@@ -289,10 +291,11 @@ def compare_catalog(
         then = _as_bytes(baseline.get(rel))
         if now is not None and now == then:  # unchanged: one parse serves both sides
             loaded = load_bytes(now, rel)
-            lvl = effective_level(loaded.contract, level, default_level)
-            result = DiffResult(lvl, True)
-            entries.append(Entry(loaded.contract.name, rel, "unchanged", result))
-            continue
+            if judge.same_level(loaded.contract):
+                lvl = effective_level(loaded.contract, level, default_level)
+                result = DiffResult(lvl, True)
+                entries.append(Entry(loaded.contract.name, rel, "unchanged", result))
+                continue
         new = load_bytes(now, rel) if now is not None else None
         old: LoadedContract | None = None
         if then is not None:
@@ -331,6 +334,16 @@ class _Judge:
     fail_on: FailOn
     exceptions: ExceptionPolicy | None
     default_level: CompatibilityLevel | None = None
+    baseline_default: CompatibilityLevel | None = None
+
+    def baseline_level(self, old: Contract) -> CompatibilityLevel:
+        """The level ``old`` was held at: its own, else the baseline configuration's default."""
+        return effective_level(old, None, self.baseline_default or self.default_level)
+
+    def same_level(self, contract: Contract) -> bool:
+        """Whether the contract's level is the same on both sides (the configurations' default
+        levels may differ)."""
+        return self.baseline_level(contract) == effective_level(contract, None, self.default_level)
 
     def entry(
         self,
@@ -338,6 +351,7 @@ class _Judge:
         loaded: LoadedContract,
         history: Sequence[Side],
         versions: Sequence[int] | None = None,
+        baseline_level: CompatibilityLevel | None = None,
     ) -> Entry:
         found = contract_verdict(
             loaded.contract,
@@ -348,6 +362,7 @@ class _Judge:
             versions=versions,
             source=rel,
             default_level=self.default_level,
+            baseline_level=baseline_level,
         )
         lines = loaded.lines.line if found.status != "unchanged" else None
         return Entry(found.name, rel, found.status, found.result, lines, found)
@@ -362,8 +377,10 @@ def _entry(
         lvl = effective_level(gone, judge.level, judge.default_level)
         result = catalog_result("contract-removed", gone, lvl)
         return Entry(gone.name, rel, "removed", result)
-    history = [Side.of_contract(old.contract, rel)] if old is not None else []
-    return judge.entry(rel, new, history)
+    if old is None:
+        return judge.entry(rel, new, [])
+    history = [Side.of_contract(old.contract, rel)]
+    return judge.entry(rel, new, history, baseline_level=judge.baseline_level(old.contract))
 
 
 def compare_with_history(
@@ -374,9 +391,12 @@ def compare_with_history(
     fail_on: FailOn = "breaking",
     exceptions: ExceptionPolicy | None = None,
     default_level: CompatibilityLevel | None = None,
+    registered_level: Callable[[Contract], CompatibilityLevel | None] | None = None,
 ) -> list[Entry]:
     """Judge each ``(file, contract)`` against its registered versions (``previous``: version
-    numbers and sides, oldest first), by :func:`~contracts.diff.verdict.contract_verdict`.
+    numbers and sides, oldest first), by :func:`~contracts.diff.verdict.contract_verdict`, at
+    the level the registry holds the subject at (``registered_level``; default: the latest
+    registered contract's).
 
     A contract equal to its latest registered version is ``unchanged``; a version registered
     without a contract (by another tool) takes part as its Avro schema.
@@ -386,5 +406,7 @@ def compare_with_history(
     for rel, loaded in contracts:
         found = previous(loaded.contract)
         sides = [side for _, side in found]
-        entries.append(judge.entry(rel, loaded, sides, [number for number, _ in found]))
+        held = registered_level(loaded.contract) if registered_level and found else None
+        numbers = [number for number, _ in found]
+        entries.append(judge.entry(rel, loaded, sides, numbers, held))
     return entries

@@ -12,6 +12,7 @@ from typing import Any
 
 from contracts.contract import CompatibilityLevel, Contract
 from contracts.diff.compat import Verdict, registry_verdict
+from contracts.diff.levels import judging_level
 from contracts.diff.model import DiffResult, Finding
 from contracts.diff.rules import (
     AVRO_KIND_RULES,
@@ -56,16 +57,27 @@ def diff_sides(
     level: CompatibilityLevel | str | None = None,
     history: Sequence[Side] | None = None,
     default_level: CompatibilityLevel | None = None,
+    baseline_level: CompatibilityLevel | None = None,
 ) -> DiffResult:
     """Compare ``new`` with ``old``.
 
     ``history`` lists every earlier version oldest first (its last is normally ``old``); the
     registry verdict is taken against it (transitive levels use all of it), the CDC rules
-    against ``old``. Without it, the verdict is against ``old`` alone. The level is ``level``,
-    else the new contract's (:func:`effective_level`, with ``default_level`` for a contract
-    that sets none), else BACKWARD.
+    against ``old``. Without it, the verdict is against ``old`` alone.
+
+    The level is ``level`` (``--level``), else the baseline's and the new side's joined
+    (:func:`~contracts.diff.levels.judging_level`: a lowered level is judged at the baseline's,
+    which the registry applies until the level is changed). The baseline's level is
+    ``baseline_level`` (the registered one), else the old contract's; the new side's is its
+    contract's (:func:`effective_level`, with ``default_level`` for a contract that sets
+    none), else BACKWARD. A change of level is a finding of its own.
     """
-    lvl = _level(level, new, default_level)
+    old_level = baseline_level or _own_level(old, default_level)
+    new_level = _own_level(new, default_level)
+    if level is not None:
+        lvl = CompatibilityLevel(level)
+    else:
+        lvl = judging_level(old_level, new_level or default_level or CompatibilityLevel.BACKWARD)
     earlier = list(history) if history else [old]
     value_verdict = registry_verdict(new.value_avro, [s.value_avro for s in earlier], lvl)
     key_verdict = _key_verdict(new, earlier, lvl)
@@ -75,7 +87,7 @@ def diff_sides(
         *_registry_findings("key", key_verdict, len(earlier)),
     ]
     findings = [
-        *_side_findings(old, new),
+        *_side_findings(old, new, old_level, new_level),
         *(_with_column(f, prefix) for f in registry),
         *_row_findings(old, new),
     ]
@@ -104,16 +116,9 @@ def effective_level(
     return contract.compatibility
 
 
-def _level(
-    level: CompatibilityLevel | str | None,
-    new: Side,
-    default: CompatibilityLevel | None = None,
-) -> CompatibilityLevel:
-    if new.contract is not None:
-        return effective_level(new.contract, level, default)
-    if level is not None:
-        return CompatibilityLevel(level)
-    return default or CompatibilityLevel.BACKWARD
+def _own_level(side: Side, default: CompatibilityLevel | None) -> CompatibilityLevel | None:
+    """A contract side's level (its own, else ``default``); None for a bare schema."""
+    return effective_level(side.contract, None, default) if side.contract is not None else None
 
 
 def _key_verdict(new: Side, earlier: list[Side], level: CompatibilityLevel) -> Verdict:
@@ -128,7 +133,12 @@ def _key_verdict(new: Side, earlier: list[Side], level: CompatibilityLevel) -> V
 # --- findings ---------------------------------------------------------------------------------
 
 
-def _side_findings(old: Side, new: Side) -> Iterator[Finding]:
+def _side_findings(
+    old: Side,
+    new: Side,
+    old_level: CompatibilityLevel | None,
+    new_level: CompatibilityLevel | None,
+) -> Iterator[Finding]:
     facts = SidePair(
         old_format=old.format,
         new_format=new.format,
@@ -137,6 +147,8 @@ def _side_findings(old: Side, new: Side) -> Iterator[Finding]:
         old_key=old.key_connect,
         new_key=new.key_connect,
         keys_known=old.keys_known and new.keys_known,
+        old_level=old_level,
+        new_level=new_level,
     )
     for rule in _SIDE_RULES:
         yield from rule.check(facts)

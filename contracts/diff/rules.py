@@ -20,7 +20,9 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Final, Literal
 
+from contracts.contract import CompatibilityLevel
 from contracts.diff.compat import Check
+from contracts.diff.levels import judging_level, lowered, raised
 from contracts.diff.model import Finding, Severity
 from contracts.logical import (
     ENUM_NAME,
@@ -95,6 +97,8 @@ class SidePair:
     old_key: ConnectSchema | None
     new_key: ConnectSchema | None
     keys_known: bool
+    old_level: CompatibilityLevel | None = None
+    new_level: CompatibilityLevel | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -528,6 +532,34 @@ def topic_changed(s: SidePair) -> Iterator[Finding]:
         )
 
 
+def compatibility_level_lowered(s: SidePair) -> Iterator[Finding]:
+    if s.old_level is None or s.new_level is None or not lowered(s.old_level, s.new_level):
+        return
+    yield Finding(
+        "compatibility-level-lowered",
+        "compatibility",
+        Severity.breaking,
+        f"Compatibility level lowered from {s.old_level.value} to {s.new_level.value}; the "
+        f"change is judged at {judging_level(s.old_level, s.new_level).value}, the level "
+        "registered now.",
+        s.old_level.value,
+        s.new_level.value,
+    )
+
+
+def compatibility_level_raised(s: SidePair) -> Iterator[Finding]:
+    if s.old_level is None or s.new_level is None or not raised(s.old_level, s.new_level):
+        return
+    yield Finding(
+        "compatibility-level-raised",
+        "compatibility",
+        Severity.info,
+        f"Compatibility level raised from {s.old_level.value} to {s.new_level.value}.",
+        s.old_level.value,
+        s.new_level.value,
+    )
+
+
 def _key_names(key: ConnectSchema | None) -> list[str]:
     return key.field_names() if key is not None else []
 
@@ -609,6 +641,8 @@ RULES: Final[tuple[Rule, ...]] = (
     # side rules
     Rule("format-changed", "The producer's CDC format changed.", _B, (CDC,), "side", format_changed),
     Rule("topic-changed", "The Kafka topic changed.", _B, (CDC,), "side", topic_changed),
+    Rule("compatibility-level-lowered", "The compatibility level gave up a guarantee (BACKWARD to NONE, FULL to BACKWARD, a transitive level to its non-transitive one).", _B, (CDC,), "side", compatibility_level_lowered),
+    Rule("compatibility-level-raised", "The compatibility level added a guarantee and gave up none.", _I, (CDC,), "side", compatibility_level_raised),
     Rule("key-columns-changed", "The key columns changed, so messages are partitioned differently.", _B, (CDC,), "side", key_columns_changed),
     Rule("key-schema-changed", "A key column's schema changed, so key bytes and partitions change.", _B, (CDC,), "side", key_schema_changed),
     # column rules

@@ -23,6 +23,7 @@ from typing import Any, Literal, Protocol
 from contracts.contract import CompatibilityLevel, Contract
 from contracts.diff.compat import registry_verdict
 from contracts.diff.engine import diff_sides, effective_level
+from contracts.diff.levels import judging_level
 from contracts.diff.model import DiffResult, Finding
 from contracts.diff.rules import RULES_BY_ID
 from contracts.diff.side import Side
@@ -226,31 +227,59 @@ def contract_verdict(
     versions: Sequence[int] | None = None,
     source: str | None = None,
     default_level: CompatibilityLevel | None = None,
+    baseline_level: CompatibilityLevel | str | None = None,
 ) -> ContractVerdict:
     """Judge ``contract`` against ``history`` (its previous versions, oldest first).
 
-    ``level`` defaults to the contract's own, else ``default_level`` (the project
-    configuration's, for a contract that sets none); transitive levels take the registry verdict
-    against every previous version, others against the latest; the CDC rules compare with the
-    latest. ``versions`` numbers the history (default 1..n); ``source`` labels the candidate
-    (its file). No history: the contract is ``added`` (a ``contract-added`` finding).
+    The contract's level is its own, else ``default_level`` (the project configuration's, for
+    a contract that sets none). The baseline's is ``baseline_level`` (the registered level),
+    else the latest previous contract's. The change is judged at ``level`` when given, else at
+    both (:func:`~contracts.diff.levels.judging_level`): a lowered level is judged at the
+    baseline's and reported as ``compatibility-level-lowered``. Transitive levels take the
+    registry verdict against every previous version, others against the latest; the CDC rules
+    compare with the latest. ``versions`` numbers the history (default 1..n); ``source``
+    labels the candidate (its file). No history: the contract is ``added`` (a
+    ``contract-added`` finding).
     """
-    lvl = effective_level(contract, level, default_level)
+    own = effective_level(contract, None, default_level)
     numbers = tuple(versions) if versions is not None else tuple(range(1, len(history) + 1))
     if len(numbers) != len(history):
         raise ValueError("versions must number every entry of history")
     if not history:
+        lvl = effective_level(contract, level, default_level)
         result = catalog_result("contract-added", contract, lvl)
         return _judged(contract.name, "added", result, fail_on, exceptions)
+    before = _baseline_level(history[-1], baseline_level, default_level)
+    lvl = CompatibilityLevel(level) if level is not None else judging_level(before, own)
     same_as = _same_as(contract, history, numbers)
     against = numbers if lvl.transitive else numbers[-1:]
-    if same_as == numbers[-1]:
+    if same_as == numbers[-1] and before in (None, own):
         return ContractVerdict(
             contract.name, "unchanged", DiffResult(lvl, True), fail_on, against, same_as
         )
     candidate = Side.of_contract(contract, source)
-    result = diff_sides(history[-1], candidate, lvl, history=history)
+    result = diff_sides(
+        history[-1],
+        candidate,
+        lvl,
+        history=history,
+        default_level=default_level,
+        baseline_level=before,
+    )
     return _judged(contract.name, "changed", result, fail_on, exceptions, against, same_as)
+
+
+def _baseline_level(
+    latest: Side,
+    registered: CompatibilityLevel | str | None,
+    default: CompatibilityLevel | None,
+) -> CompatibilityLevel | None:
+    """The level the latest previous version is held at (None: unknown, a bare schema)."""
+    if registered is not None:
+        return CompatibilityLevel(registered)
+    if latest.contract is not None:
+        return effective_level(latest.contract, None, default)
+    return None
 
 
 def catalog_result(

@@ -401,16 +401,25 @@ def test_concurrent_puts_report_the_versions_they_created(server: Server) -> Non
             assert held["id"] == item["schema_ids"]["value"]
 
 
-def test_put_that_changes_the_level_is_checked_at_the_new_level(client: httpx.Client) -> None:
+def test_put_that_lowers_the_level_is_judged_at_the_registered_level(
+    client: httpx.Client,
+) -> None:
+    """REVIEW-1 F10: lowering the level in the same PUT as an incompatible change is a 409
+    with ``compatibility-level-lowered``, judged at the level the registry holds (BACKWARD)."""
     name = fresh_name()
     assert put(client, orders(name)).status_code == 201
     loosened = orders(name, compatibility="NONE")
     loosened["columns"][1] = {"field": "customer", "type": "int32", "optional": False}
-    answer = put(client, loosened)
-    assert answer.status_code == 201, answer.text
-    assert answer.json()["version"] == 2
-    level = client.get(f"/config/t.{name}-value").json()
-    assert level == {"compatibilityLevel": "NONE"}
+    body = assert_problem(put(client, loosened), 409)
+    found = {f["rule"] for f in body["findings"]}
+    assert {"compatibility-level-lowered", "avro-type-mismatch"} <= found, body["findings"]
+    assert body["verdict"]["level"] == "BACKWARD"
+    assert client.get(f"/config/t.{name}-value").json() == {"compatibilityLevel": "BACKWARD"}
+    assert client.get(f"/subjects/t.{name}-value/versions").json() == [1]
+    # a raise is judged at the new level, as the registry will once it is set
+    raised = orders(name, compatibility="FULL")
+    assert put(client, raised).status_code == 201
+    assert client.get(f"/config/t.{name}-value").json() == {"compatibilityLevel": "FULL"}
 
 
 def test_a_foreign_version_refuses_through_the_gate_or_the_registry(

@@ -278,6 +278,21 @@ def test_a_saturated_service_answers_503_with_retry_after(tiny_service: Server) 
         assert c.get("/schemas/types").status_code == 200
 
 
+def _lowering_is_excepted_in_its_own_step(c: httpx.Client, name: str) -> None:
+    """REVIEW-1 F10: an excepted lowering passes alone (reported as waived); with an
+    incompatible change in the same PUT it is still judged at the registered level."""
+    assert put(c, orders(name)).status_code == 201
+    retyped = orders(name, compatibility="NONE")
+    retyped["columns"][1] = {"field": "customer", "type": "int32", "optional": False}
+    body = assert_problem(put(c, retyped), 409)
+    assert [f["rule"] for f in body["findings"]] == ["avro-type-mismatch"]
+    lowered = put(c, orders(name, compatibility="NONE"))
+    assert lowered.status_code == 201, lowered.text
+    assert [w["rule"] for w in lowered.json()["waived"]] == ["compatibility-level-lowered"]
+    assert c.get(f"/config/t.{name}-value").json() == {"compatibilityLevel": "NONE"}
+    assert put(c, retyped).status_code == 201  # now judged at NONE
+
+
 def test_a_configured_exception_lets_the_change_pass_and_is_reported(
     tmp_path_factory: pytest.TempPathFactory,
 ) -> None:
@@ -291,6 +306,9 @@ def test_a_configured_exception_lets_the_change_pass_and_is_reported(
         "    rule: decimal-scale-changed\n"
         "    path: amount\n"
         "    reason: amounts carry tenths of a cent from release 42 on\n"
+        "  - contract: api.lowered.orders\n"
+        "    rule: compatibility-level-lowered\n"
+        "    reason: the topic is replayed from scratch on every release\n"
     )
     srv = start_server(
         tmp,
@@ -315,5 +333,6 @@ def test_a_configured_exception_lets_the_change_pass_and_is_reported(
             other = fresh_name()  # the exception names one contract only
             assert put(c, scaled(other, "2")).status_code == 201
             assert_problem(put(c, scaled(other, "3")), 409)
+            _lowering_is_excepted_in_its_own_step(c, "api.lowered.orders")
     finally:
         stop_server(srv)

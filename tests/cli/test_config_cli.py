@@ -294,7 +294,12 @@ def test_the_configuration_sets_the_contracts_directory_and_default_level(repo: 
     assert data["contracts"][0]["level"] == "FULL"
     orders.write_text(orders.read_text().replace("key: [id]\n", "key: [id]\ncompatibility: NONE\n"))
     data = json.loads(run("check", "--against", "git:HEAD").text)
-    assert data["contracts"][0]["level"] == "NONE"  # a contract's own level wins
+    # a contract's own level wins over the default: NONE, a lowering from the committed
+    # BACKWARD, so the change is judged at BACKWARD (REVIEW-1 F1)
+    assert data["contracts"][0]["level"] == "BACKWARD"
+    found = data["contracts"][0]["findings"]
+    (lowered,) = [f for f in found if f["rule"] == "compatibility-level-lowered"]
+    assert "from BACKWARD to NONE" in lowered["message"], found
 
 
 def test_the_configuration_file_is_not_taken_for_a_contract(repo: Path) -> None:

@@ -1,0 +1,149 @@
+"""The fail-open defects of REVIEW-1 (F1, F3, F4, F5, F8), reproduced as the reviewer did: the
+docs/ci.md "A first run" repository (``init``, ``infer`` shop.orders, commit), one edit, then
+``check`` (the real CLI, through tests/clirun.py)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+from clirun import run
+
+ROOT = Path(__file__).parent.parent.parent
+ORDERS = ROOT / "examples" / "topics" / "debezium-json" / "dbserver1.shop.orders.jsonl"
+
+
+def cli(_: object, *argv: str, stdin: bytes | None = None) -> tuple[int, str, str]:
+    """The CLI's run (tests/clirun.py): (exit code, stdout, stderr)."""
+    result = run(*argv, stdin=stdin)
+    return result.code, result.text, result.err
+
+
+def git(repo: Path, *args: str) -> None:
+    subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True)
+
+
+@pytest.fixture()
+def shop(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> Path:
+    """docs/ci.md's first run: a repository with shop.orders inferred and committed (cwd)."""
+    repo = tmp_path / "shop"
+    repo.mkdir()
+    monkeypatch.chdir(repo)
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "config", "user.name", "CI")
+    git(repo, "config", "user.email", "ci@example.com")
+    assert cli(capsys, "init")[0] == 0
+    code, _, err = cli(
+        capsys, "infer", str(ORDERS), "--name", "shop.orders", "-o", "contracts/shop.orders.yaml"
+    )
+    assert code == 0, err
+    git(repo, "add", ".")
+    git(repo, "commit", "-qm", "first contracts")
+    assert cli(capsys, "check")[0] == 0
+    return repo
+
+
+def edit(path: Path, old: str, new: str) -> None:
+    text = path.read_text()
+    assert old in text, (old, text)
+    path.write_text(text.replace(old, new, 1))
+
+
+def findings(capsys: pytest.CaptureFixture[str], *extra: str) -> tuple[int, list[dict[str, str]]]:
+    code, out, err = cli(capsys, "check", "--output-format", "json", *extra)
+    assert code in (0, 1), err
+    report = json.loads(out)
+    return code, [f for c in report["contracts"] for f in c["findings"]]
+
+
+def rules(found: list[dict[str, str]]) -> set[str]:
+    return {f["rule"] for f in found}
+
+
+# --- F1: lowering the level in the same change ---------------------------------------------------
+
+TYPE_CHANGE = (
+    "{field: customer_id, type: int32, optional: false}",
+    "{field: customer_id, type: string, optional: false}",
+)
+
+
+def test_f1_lowering_the_level_with_a_type_change_is_judged_at_the_baseline_level(
+    shop: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    orders = shop / "contracts" / "shop.orders.yaml"
+    edit(orders, "compatibility: BACKWARD", "compatibility: NONE")
+    edit(orders, *TYPE_CHANGE)
+    code, found = findings(capsys)
+    assert code == 1
+    assert {"compatibility-level-lowered", "avro-type-mismatch"} <= rules(found)
+
+
+def test_f1_a_lowering_alone_is_breaking_and_excepted_with_a_reason(
+    shop: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    orders = shop / "contracts" / "shop.orders.yaml"
+    edit(orders, "compatibility: BACKWARD", "compatibility: NONE")
+    code, found = findings(capsys)
+    assert code == 1 and rules(found) == {"compatibility-level-lowered"}
+    with (shop / "cdc-contracts.yaml").open("a") as config:
+        config.write(
+            "exceptions:\n  - contract: shop.orders\n    rule: compatibility-level-lowered\n"
+            "    reason: the topic is replayed from scratch on every release (PR 7)\n"
+        )
+    assert cli(capsys, "check")[0] == 0
+    # excepting the lowering does not open the gate to an incompatible change in the same step
+    edit(orders, *TYPE_CHANGE)
+    code, found = findings(capsys)
+    assert code == 1 and "avro-type-mismatch" in rules(found)
+
+
+def test_f1_raising_the_level_is_info(shop: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    edit(shop / "contracts" / "shop.orders.yaml", "compatibility: BACKWARD", "compatibility: FULL")
+    code, found = findings(capsys)
+    assert code == 0
+    assert [(f["rule"], f["severity"]) for f in found] == [("compatibility-level-raised", "info")]
+
+
+def test_f1_lowering_the_configured_default_level_is_a_finding(
+    shop: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    orders = shop / "contracts" / "shop.orders.yaml"
+    edit(orders, "compatibility: BACKWARD\n", "")
+    git(shop, "commit", "-qam", "the level comes from the configuration")
+    assert cli(capsys, "check")[0] == 0
+    edit(shop / "cdc-contracts.yaml", "\ncompatibility: BACKWARD\n", "\ncompatibility: NONE\n")
+    code, found = findings(capsys)
+    assert code == 1 and rules(found) == {"compatibility-level-lowered"}
+    edit(orders, *TYPE_CHANGE)
+    code, found = findings(capsys)
+    assert code == 1 and {"compatibility-level-lowered", "avro-type-mismatch"} <= rules(found)
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "lowered"),
+    [
+        ("BACKWARD", "NONE", True),
+        ("BACKWARD_TRANSITIVE", "BACKWARD", True),
+        ("FULL", "BACKWARD", True),
+        ("FULL_TRANSITIVE", "FULL", True),
+        ("BACKWARD", "FORWARD", True),
+        ("BACKWARD", "BACKWARD_TRANSITIVE", False),
+        ("NONE", "FORWARD", False),
+        ("BACKWARD", "FULL_TRANSITIVE", False),
+    ],
+)
+def test_f1_the_order_of_levels(old: str, new: str, lowered: bool) -> None:
+    from contracts.contract import CompatibilityLevel as L
+    from contracts.diff.levels import judging_level, raised
+    from contracts.diff.levels import lowered as is_lowered
+
+    assert is_lowered(L(old), L(new)) is lowered
+    assert raised(L(old), L(new)) is (not lowered)
+    judged = judging_level(L(old), L(new))
+    want = {("BACKWARD", "FORWARD"): L.FULL}.get((old, new), L(old) if lowered else L(new))
+    assert judged == want
