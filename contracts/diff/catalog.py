@@ -3,9 +3,9 @@
 The current side is the working tree (:func:`worktree_texts`) or the git index
 (:func:`staged_texts`, what a commit would record); :func:`git_baseline` reads every contract
 file under the directory as it was at a git ref. Each side is read in one ``git cat-file
---batch`` call. :func:`compare_catalog` diffs each current file with its baseline text and
-reports added and removed contracts; :func:`compare_with_history` diffs each file with the
-versions a registry holds.
+--batch`` call. :func:`compare_catalog` diffs each current contract with the baseline's
+contract of the same name, wherever its file is, and reports added and removed contracts;
+:func:`compare_with_history` diffs each file with the versions a registry holds.
 
 Every ``*.yaml``/``*.yml`` file under the directory must be a contract: a file that does not
 load is an error naming its line (``check`` exits 2), never a silently skipped or "removed"
@@ -271,7 +271,8 @@ def compare_catalog(
     default_level: CompatibilityLevel | None = None,
     baseline_default_level: CompatibilityLevel | None = None,
 ) -> CatalogResult:
-    """Diff each current file with its baseline text; report added and removed contracts.
+    """Diff each current contract with the baseline's contract of the same name (a contract's
+    identity; its file may have moved); report added and removed contracts.
 
     Keys are paths (relative to the repository root); values are file contents (a ``Path`` is
     read). ``baseline_name`` (``git:origin/main``) and ``baseline_prefix`` (``origin/main``,
@@ -279,47 +280,85 @@ def compare_catalog(
     is judged by :func:`~contracts.diff.verdict.contract_verdict` against its baseline.
 
     Raises :class:`~contracts.errors.ContractFileError` for a current file that is not a
-    contract, and for a baseline file that is not one while the current file exists.
+    contract, for a baseline file that is not one while the current file exists, and for two
+    files of one side naming the same contract.
     ``default_level`` is the level of contracts that set none (the project configuration's);
     ``baseline_default_level`` the baseline configuration's (default: the same).
     """
     judge = _Judge(level, fail_on, exceptions, default_level, baseline_default_level)
-    entries: list[Entry] = []
+    now = {rel: _as_bytes(text) for rel, text in current.items()}
+    then = {rel: _as_bytes(text) for rel, text in baseline.items()}
+    news = _Named("")
+    for rel in sorted(now):
+        news.add(rel, load_bytes(now[rel], rel), rel)
+    olds = _Named(f" at {baseline_name}")
     skipped: list[str] = []
-    for rel in sorted(set(current) | set(baseline)):
-        now = _as_bytes(current.get(rel))
-        then = _as_bytes(baseline.get(rel))
-        if now is not None and now == then:  # unchanged: one parse serves both sides
-            loaded = load_bytes(now, rel)
-            if judge.same_level(loaded.contract):
+    for rel in sorted(then):
+        where = f"{baseline_prefix}:{rel}" if baseline_prefix else f"{rel} ({baseline_name})"
+        if now.get(rel) == then[rel]:  # the same bytes at the same path: one parse serves both
+            olds.add(rel, news.at_path[rel], where)
+            continue
+        try:
+            loaded = load_bytes(then[rel], where)
+        except ContractsError as err:
+            if rel in now:
+                raise ContractFileError(
+                    f"{rel} cannot be compared with {baseline_name}, where it does not load "
+                    f"as a contract: {err.what} (compare with a ref where it loads)",
+                    err.where,
+                ) from None
+            skipped.append(
+                f"{rel}: removed; it was not a contract at {baseline_name} "
+                f"({err.one_line()}), so it is not reported as a removed contract"
+            )
+            continue
+        olds.add(rel, loaded, where)
+    entries: list[Entry] = []
+    for name in sorted(
+        set(news.by_name) | set(olds.by_name), key=lambda n: _file_of(n, news, olds)
+    ):
+        new, old = news.by_name.get(name), olds.by_name.get(name)
+        if new is not None and old is not None and now[new[0]] == then[old[0]]:
+            loaded = new[1]
+            if judge.same_level(loaded.contract):  # unchanged (perhaps moved)
                 lvl = effective_level(loaded.contract, level, default_level)
-                result = DiffResult(lvl, True)
-                entries.append(Entry(loaded.contract.name, rel, "unchanged", result))
+                entries.append(Entry(name, new[0], "unchanged", DiffResult(lvl, True)))
                 continue
-        new = load_bytes(now, rel) if now is not None else None
-        old: LoadedContract | None = None
-        if then is not None:
-            where = f"{baseline_prefix}:{rel}" if baseline_prefix else f"{rel} ({baseline_name})"
-            try:
-                old = load_bytes(then, where)
-            except ContractsError as err:
-                if new is not None:
-                    raise ContractFileError(
-                        f"{rel} cannot be compared with {baseline_name}, where it does not load "
-                        f"as a contract: {err.what} (compare with a ref where it loads)",
-                        err.where,
-                    ) from None
-                skipped.append(
-                    f"{rel}: removed; it was not a contract at {baseline_name} "
-                    f"({err.one_line()}), so it is not reported as a removed contract"
-                )
-                continue
-        entries.append(_entry(rel, old, new, judge))
+        rel = new[0] if new is not None else old[0] if old is not None else name
+        entries.append(_entry(rel, old and old[1], new and new[1], judge))
     return CatalogResult(entries, skipped)
 
 
-def _as_bytes(value: bytes | str | Path | None) -> bytes | None:
-    if value is None or isinstance(value, bytes):
+class _Named:
+    """The contracts of one side by name (their identity: subjects, exceptions, the API), each
+    with its file; two files of one side naming the same contract are an error."""
+
+    def __init__(self, side: str) -> None:
+        self.side = side
+        self.by_name: dict[str, tuple[str, LoadedContract]] = {}
+        self.at_path: dict[str, LoadedContract] = {}
+
+    def add(self, rel: str, loaded: LoadedContract, where: str) -> None:
+        name = loaded.contract.name
+        first = self.by_name.get(name)
+        if first is not None:
+            raise ContractFileError(
+                f"contract name {name!r} is also the name of {first[0]}{self.side}: a "
+                "contract's name is its identity (its subjects, its exceptions), so each "
+                "file must name another contract",
+                where,
+            )
+        self.by_name[name] = (rel, loaded)
+        self.at_path[rel] = loaded
+
+
+def _file_of(name: str, news: _Named, olds: _Named) -> str:
+    found = news.by_name.get(name) or olds.by_name.get(name)
+    return found[0] if found is not None else name
+
+
+def _as_bytes(value: bytes | str | Path) -> bytes:
+    if isinstance(value, bytes):
         return value
     if isinstance(value, Path):
         return _read_bytes(value)

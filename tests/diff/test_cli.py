@@ -180,6 +180,13 @@ def contracts_repo(root: Path, fixtures: dict[str, str]) -> Path:
     return contracts
 
 
+def rename(path: Path, name: str) -> None:
+    """Give the contract in ``path`` another name (contracts are paired by name)."""
+    text = path.read_text()
+    old = next(line for line in text.splitlines() if line.startswith("name: "))
+    path.write_text(text.replace(old, f"name: {name}", 1))
+
+
 @pytest.fixture()
 def repo(tmp_path: Path) -> Path:
     cases = {
@@ -188,6 +195,7 @@ def repo(tmp_path: Path) -> Path:
         "shop.yaml": "format-changed",
     }
     contracts = contracts_repo(tmp_path, cases)
+    rename(contracts / "orders_copy.yaml", "pgserver1.public.orders_copy")
     hidden = contracts / ".config"  # hidden directories are not read
     hidden.mkdir()
     (hidden / "settings.yml").write_text("retention: 7d\n")
@@ -208,6 +216,7 @@ def test_check_reports_changed_added_and_removed(repo: Path, tmp_path: Path) -> 
     shutil.copy(FIX / "decimal-scale-changed" / "after.yaml", contracts / "orders.yaml")
     (contracts / "shop.yaml").unlink()
     shutil.copy(FIX / "column-added" / "after.yaml", contracts / "new_table.yaml")
+    rename(contracts / "new_table.yaml", "pgserver1.public.new_table")
     result = run("check", str(contracts), "--against", "git:HEAD", "--output-format", "json")
     code, out = result.code, result.output
     assert code == 1, out

@@ -147,3 +147,30 @@ def test_f1_the_order_of_levels(old: str, new: str, lowered: bool) -> None:
     judged = judging_level(L(old), L(new))
     want = {("BACKWARD", "FORWARD"): L.FULL}.get((old, new), L(old) if lowered else L(new))
     assert judged == want
+
+
+# --- F3: contracts are paired by name, not by file ------------------------------------------------
+
+
+def test_f3_a_moved_contract_file_is_diffed_with_its_baseline(
+    shop: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    git(shop, "mv", "contracts/shop.orders.yaml", "contracts/orders.yaml")
+    code, out, err = cli(capsys, "check", "--output-format", "json")
+    assert code == 0, err
+    (entry,) = json.loads(out)["contracts"]
+    assert entry["status"] == "unchanged" and entry["file"] == "contracts/orders.yaml"
+    edit(shop / "contracts" / "orders.yaml", "scale: '2'", "scale: '3'")
+    code, found = findings(capsys)
+    assert code == 1 and rules(found) == {"decimal-scale-changed"}
+
+
+def test_f3_two_files_naming_one_contract_are_an_error(
+    shop: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    orders = shop / "contracts" / "shop.orders.yaml"
+    (shop / "contracts" / "copy.yaml").write_text(orders.read_text())
+    code, out, err = cli(capsys, "check")
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and "contract name 'shop.orders'" in err, err
+    assert "contracts/shop.orders.yaml" in err and "contracts/copy.yaml" in err
