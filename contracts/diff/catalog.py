@@ -29,7 +29,13 @@ from contracts.diff.loading import LineIndex, LoadedContract, load_contract_text
 from contracts.diff.model import DiffResult
 from contracts.diff.report import Entry
 from contracts.diff.side import Side
-from contracts.diff.verdict import ExceptionPolicy, FailOn, catalog_result, contract_verdict
+from contracts.diff.verdict import (
+    ExceptionPolicy,
+    FailOn,
+    catalog_result,
+    contract_verdict,
+    removed_verdict,
+)
 from contracts.errors import ContractFileError, ContractsError, InputError
 
 __all__ = [
@@ -413,9 +419,9 @@ def _entry(
     if new is None:
         assert old is not None
         gone = old.contract
-        lvl = effective_level(gone, judge.level, judge.default_level)
-        result = catalog_result("contract-removed", gone, lvl)
-        return Entry(gone.name, rel, "removed", result)
+        lvl = effective_level(gone, judge.level, judge.baseline_default or judge.default_level)
+        found = removed_verdict(gone, lvl, fail_on=judge.fail_on, exceptions=judge.exceptions)
+        return Entry(gone.name, rel, "removed", found.result, verdict=found)
     if old is None:
         return judge.entry(rel, new, [])
     history = [Side.of_contract(old.contract, rel)]

@@ -614,8 +614,8 @@ def contract_removed(name: str) -> Iterator[Finding]:
     yield Finding(
         "contract-removed",
         name,
-        Severity.warning,
-        f"Contract {name} was removed.",
+        Severity.breaking,
+        f"Contract {name} was removed; its topic's consumers get no more data from it.",
         name,
         None,
     )
@@ -663,7 +663,7 @@ RULES: Final[tuple[Rule, ...]] = (
     Rule("column-removed", "A column was removed (downstream data loss).", _W, (CDC,), "struct", column_removed),
     Rule("column-added", "A column was added.", _I, (CDC,), "struct", column_added),
     # catalog rules
-    Rule("contract-removed", "A contract file was removed.", _W, (CDC,), "catalog", contract_removed),
+    Rule("contract-removed", "A contract was removed (or renamed), so its consumers get no more data.", _B, (CDC,), "catalog", contract_removed),
     Rule("contract-added", "A contract file was added.", _I, (CDC,), "catalog", contract_added),
 )  # fmt: skip
 

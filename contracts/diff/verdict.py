@@ -38,11 +38,12 @@ __all__ = [
     "catalog_result",
     "compatibility_message",
     "contract_verdict",
+    "removed_verdict",
     "schema_verdict",
 ]
 
 FailOn = Literal["breaking", "warning", "never"]
-VerdictStatus = Literal["added", "changed", "unchanged"]
+VerdictStatus = Literal["added", "changed", "unchanged", "removed"]
 
 
 # --- the registry's answer for one Avro schema -------------------------------------------------
@@ -280,6 +281,19 @@ def _baseline_level(
     if latest.contract is not None:
         return effective_level(latest.contract, None, default)
     return None
+
+
+def removed_verdict(
+    contract: Contract,
+    level: CompatibilityLevel,
+    *,
+    fail_on: FailOn = "breaking",
+    exceptions: ExceptionPolicy | None = None,
+) -> ContractVerdict:
+    """A contract the current side no longer has: ``contract-removed`` (breaking, as buf's
+    FILE_NO_DELETE; a configured exception with a reason allows it)."""
+    result = catalog_result("contract-removed", contract, level)
+    return _judged(contract.name, "removed", result, fail_on, exceptions)
 
 
 def catalog_result(

@@ -254,7 +254,7 @@ def test_check_reports_changed_added_and_removed(repo: Path, tmp_path: Path) -> 
     result = run("check", str(contracts), "--against", "git:HEAD", "--output-format", "junit")
     code, out = result.code, result.output
     assert code == 1
-    assert ET.fromstring(out).get("failures") == "1"
+    assert ET.fromstring(out).get("failures") == "2"  # the scale change and the removal
 
 
 def test_check_usage_and_input_errors(repo: Path) -> None:

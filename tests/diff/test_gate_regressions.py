@@ -193,8 +193,8 @@ def test_every_contract_removed_is_reported_not_an_empty_directory(repo: Path) -
     for p in (repo / "contracts").iterdir():
         p.unlink()
     result = check(repo, "--output-format", "json")
-    code, out = result.code, result.output
-    assert code == 0
+    code, out = result.code, result.text
+    assert code == 1  # a removed contract is breaking (REVIEW-1 F8)
     assert {c["status"] for c in json.loads(out)["contracts"]} == {"removed"}
 
 

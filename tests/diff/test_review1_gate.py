@@ -174,3 +174,28 @@ def test_f3_two_files_naming_one_contract_are_an_error(
     assert code == 2 and out == ""
     assert err.count("\n") == 1 and "contract name 'shop.orders'" in err, err
     assert "contracts/shop.orders.yaml" in err and "contracts/copy.yaml" in err
+
+
+# --- F8: a removed contract fails the gate unless excepted ----------------------------------------
+
+
+def test_f8_a_removed_contract_is_breaking_and_excepted_with_a_reason(
+    shop: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (shop / "contracts" / "shop.orders.yaml").unlink()
+    (shop / "contracts" / "keep.yaml").write_text(
+        (ROOT / "tests" / "fixtures" / "diff" / "topic-changed" / "before.yaml").read_text()
+    )
+    code, found = findings(capsys)
+    assert code == 1
+    removed = [f for f in found if f["rule"] == "contract-removed"]
+    assert [f["severity"] for f in removed] == ["breaking"]
+    with (shop / "cdc-contracts.yaml").open("a") as config:
+        config.write(
+            "exceptions:\n  - contract: shop.orders\n    rule: contract-removed\n"
+            "    reason: orders moved to shop.orders_v2; consumers migrated (PR 77)\n"
+        )
+    code, out, err = cli(capsys, "check", "--output-format", "json")
+    assert code == 0, out + err
+    (gone,) = [c for c in json.loads(out)["contracts"] if c["status"] == "removed"]
+    assert [w["rule"] for w in gone["waived"]] == ["contract-removed"]
