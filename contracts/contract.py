@@ -139,6 +139,12 @@ class Contract(BaseModel):
         return str(value) if value is not None else None
 
     @property
+    def kafka_topic(self) -> str:
+        """The topic the contract's messages are on: ``topic``, else its name (the subjects
+        are named after it)."""
+        return self.topic or self.name
+
+    @property
     def row_schema(self) -> ConnectSchema:
         """The row as a Connect struct (the columns, in order)."""
         return self._row

@@ -152,7 +152,7 @@ def desired_subjects(
     out: list[DesiredSubject] = []
     owners: dict[str, str] = {}
     for contract in (at_level(c, default_level) for c in contracts):
-        topic = contract.topic or contract.name
+        topic = contract.kafka_topic
         parts: tuple[Literal["value", "key"], ...] = ("value", "key")
         for part in parts:
             schema = render_avro(contract, part)

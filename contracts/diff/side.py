@@ -89,7 +89,8 @@ class Side:
 
     @property
     def topic(self) -> str | None:
-        return self.contract.topic if self.contract is not None else None
+        """The topic a contract side's messages are on (its ``topic``, else its name)."""
+        return self.contract.kafka_topic if self.contract is not None else None
 
     @cached_property
     def value_avro(self) -> Any:

@@ -199,3 +199,39 @@ def test_f8_a_removed_contract_is_breaking_and_excepted_with_a_reason(
     assert code == 0, out + err
     (gone,) = [c for c in json.loads(out)["contracts"] if c["status"] == "removed"]
     assert [w["rule"] for w in gone["waived"]] == ["contract-removed"]
+
+
+# --- F4: the effective topic (``topic:``, else the name) ------------------------------------------
+
+
+def test_f4_adding_a_topic_that_moves_the_messages_is_topic_changed(
+    shop: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    orders = shop / "contracts" / "shop.orders.yaml"
+    edit(orders, "compatibility: BACKWARD", "topic: shop.orders.v2\ncompatibility: BACKWARD")
+    code, found = findings(capsys)
+    assert code == 1 and rules(found) == {"topic-changed"}
+    assert "from shop.orders to shop.orders.v2" in found[0]["message"]
+    # naming the topic it is already on changes nothing
+    edit(orders, "topic: shop.orders.v2", "topic: shop.orders")
+    code, found = findings(capsys)
+    assert code == 0 and found == []
+
+
+def test_f4_renaming_a_contract_without_a_topic_is_reported(
+    shop: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    edit(shop / "contracts" / "shop.orders.yaml", "name: shop.orders", "name: shop.orders2")
+    code, found = findings(capsys)
+    assert code == 1 and "contract-removed" in rules(found)
+
+
+def test_f4_diff_compares_the_effective_topic(
+    shop: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    orders = shop / "contracts" / "shop.orders.yaml"
+    renamed = shop / "renamed.yaml"
+    renamed.write_text(orders.read_text().replace("name: shop.orders", "name: shop.orders2"))
+    code, out, err = cli(capsys, "diff", str(orders), str(renamed), "--output-format", "json")
+    assert code == 1, err
+    assert "topic-changed" in out
