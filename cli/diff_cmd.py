@@ -144,7 +144,8 @@ def diff(
         Path,
         typer.Argument(
             help="The old side: contract, .avsc, Connect schema JSON or messages with an "
-            "embedded schema (every message must carry the same schema)."
+            "embedded schema (every message must carry the same schema); - for standard "
+            "input, or a pipe: <(git show HEAD:FILE)."
         ),
     ],
     new: Annotated[Path, typer.Argument(help="The new side (may be a different kind than OLD).")],
@@ -164,7 +165,7 @@ def diff(
         gate = _Gate.of(config, output_format, output, fail_on, [old, new])
         from contracts.diff.engine import diff_sides
         from contracts.diff.exceptions import unmatched_notices
-        from contracts.diff.inputs import load_side
+        from contracts.diff.inputs import load_side, read_text
         from contracts.diff.loading import LineIndex
         from contracts.diff.report import Entry, Report
         from contracts.diff.verdict import contract_verdict
@@ -183,7 +184,7 @@ def diff(
             )
             lines = None
             if new_side.path is not None:
-                lines = LineIndex.of_text(new.read_text(encoding="utf-8")).line
+                lines = LineIndex.of_text(read_text(new)).line
             entry = Entry(verdict.name, str(new), "changed", verdict.result, lines, verdict)
         else:
             result = diff_sides(old_side, new_side, level, default_level=settings.compatibility)

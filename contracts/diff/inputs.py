@@ -21,13 +21,14 @@ from contracts.diff.loading import load_contract_text
 from contracts.diff.side import Side
 from contracts.errors import InputError, SchemaError
 from contracts.formats.base import Message, schema_cache_key
-from contracts.io import read_json_messages
+from contracts.io import input_name, is_stdin, open_input, read_json_messages
 from contracts.schema import CONNECT_TYPES, ConnectSchema, json_kind, parse_connect
 
-__all__ = ["detect_kind", "load_side", "load_side_obj"]
+__all__ = ["detect_kind", "load_side", "load_side_obj", "read_text"]
 
 _CONTRACT_SUFFIXES: Final = frozenset({".yaml", ".yml"})
 _AVRO_SUFFIXES: Final = frozenset({".avsc"})
+_JSON_SUFFIXES: Final = _AVRO_SUFFIXES | {".json", ".jsonl", ".ndjson"}
 _AVRO_TYPES: Final = frozenset(
     {"record", "enum", "fixed", "array", "map", "null", "boolean", "int", "long", "float"}
     | {"double", "bytes", "string"}
@@ -37,13 +38,17 @@ _CONTRACT_KEYS: Final = frozenset({"name", "format", "table", "columns"})
 
 
 def load_side(path: str | Path) -> Side:
-    """A diff side from a file: contract, ``.avsc``, Connect schema JSON, or messages."""
+    """A diff side from a file: contract, ``.avsc``, Connect schema JSON, or messages.
+
+    ``-`` is standard input; it, a pipe or a FIFO (``<(git show HEAD:c.yaml)``) is read once
+    (:func:`contracts.io.open_input`). Without a telling suffix, a text that does not start
+    like JSON is a contract in YAML.
+    """
     p = Path(path)
-    if not p.is_file():
-        raise InputError("no such file" if not p.exists() else "not a file", str(p))
-    if p.suffix.lower() in _CONTRACT_SUFFIXES:
-        return _contract_side(_read_text(p), str(p), p)
-    if p.suffix.lower() in _AVRO_SUFFIXES:
+    suffix = p.suffix.lower() if not is_stdin(path) else ""
+    if suffix in _CONTRACT_SUFFIXES or (suffix not in _JSON_SUFFIXES and _yaml_head(p)):
+        return _contract_side(read_text(p), input_name(p), p)
+    if suffix in _AVRO_SUFFIXES:
         return _avro_obj(_read_json(p), str(p))
     documents = iter(read_json_messages(p))
     first = next(documents, None)
@@ -212,16 +217,29 @@ _LOADERS: Final[Mapping[str | None, Callable[[Any, str], Side]]] = {
 # --- reading ----------------------------------------------------------------------------------
 
 
-def _read_text(p: Path) -> str:
+def _read_bytes(p: Path) -> bytes:
+    with open_input(p) as handle:
+        return handle.read()
+
+
+def _yaml_head(p: Path) -> bool:
+    """Whether the input starts like YAML, not JSON (an object, array or string)."""
+    with open_input(p) as handle:
+        head = handle.read(4096).lstrip()
+    return bool(head) and head[:1] not in (b"{", b"[", b'"')
+
+
+def read_text(path: str | Path) -> str:
+    """An input's whole text (``-``, pipes and FIFOs read once, then replayed)."""
     try:
-        return p.read_text(encoding="utf-8")
+        return _read_bytes(Path(path)).decode("utf-8")
     except UnicodeDecodeError:
-        raise InputError("file is not UTF-8 text", str(p)) from None
+        raise InputError("file is not UTF-8 text", input_name(path)) from None
 
 
 def _read_json(p: Path) -> Any:
     try:
-        return orjson.loads(p.read_bytes())
+        return orjson.loads(_read_bytes(p))
     except orjson.JSONDecodeError as err:
         line = getattr(err, "lineno", 1) or 1
         raise InputError(f"malformed JSON: {str(err).split(':')[0]}", f"{p}:{line}") from None

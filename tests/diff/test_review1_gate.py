@@ -5,7 +5,9 @@ docs/ci.md "A first run" repository (``init``, ``infer`` shop.orders, commit), o
 from __future__ import annotations
 
 import json
+import os
 import subprocess
+import threading
 from pathlib import Path
 
 import pytest
@@ -235,3 +237,42 @@ def test_f4_diff_compares_the_effective_topic(
     code, out, err = cli(capsys, "diff", str(orders), str(renamed), "--output-format", "json")
     assert code == 1, err
     assert "topic-changed" in out
+
+
+# --- F5: diff reads FIFOs, process substitution and ``-`` ----------------------------------------
+
+
+def _feed_fifo(path: Path, data: bytes) -> threading.Thread:
+    os.mkfifo(path)
+
+    def write() -> None:
+        with open(path, "wb") as fifo:
+            fifo.write(data)
+
+    writer = threading.Thread(target=write, daemon=True)
+    writer.start()
+    return writer
+
+
+def test_f5_diff_reads_a_fifo_as_process_substitution_gives_it(
+    shop: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    orders = shop / "contracts" / "shop.orders.yaml"
+    committed = orders.read_bytes()
+    edit(orders, "scale: '2'", "scale: '3'")
+    fifo = shop / "fd63"  # what <(git show HEAD:contracts/shop.orders.yaml) hands the command
+    writer = _feed_fifo(fifo, committed)
+    code, out, err = cli(capsys, "diff", str(fifo), str(orders), "--output-format", "json")
+    writer.join(5)
+    assert code == 1, err
+    assert "decimal-scale-changed" in out
+
+
+def test_f5_diff_reads_standard_input_once(shop: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    orders = shop / "contracts" / "shop.orders.yaml"
+    edited = orders.read_text().replace("scale: '2'", "scale: '3'")
+    code, out, err = cli(
+        capsys, "diff", str(orders), "-", "--output-format", "json", stdin=edited.encode()
+    )
+    assert code == 1, err
+    assert "decimal-scale-changed" in out
