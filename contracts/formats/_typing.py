@@ -6,7 +6,7 @@ with no Connect schema beside them. This module holds what those formats share:
 - :class:`ColumnSummary` / :class:`RowTypes` — streaming inference. Each column keeps a small
   summary (counts, candidate flags, ranges, digit counts), never the values, so memory stays
   bounded whatever the number of messages. Strings stay strings unless ``infer_types`` is set;
-  then integers (int32/int64), decimals (observed precision/scale, else double), booleans,
+  then integers (int32/int64, a scale-0 Decimal beyond), decimals (observed precision/scale, else double), booleans,
   dates and timestamps are recognized conservatively: every non-null value must agree, and any
   conflict falls back to string.
 - :data:`TEXT_DECODERS` / :func:`decode_text` — the table that turns a text value into the
@@ -214,7 +214,26 @@ def _int_schema(s: ColumnSummary) -> ConnectSchema:
         return primitive("int32")
     if _in(_INT64, s.int_min, s.int_max):
         return primitive("int64")
-    return decimal_schema(s.int_digits, 0)
+    return wide_int_schema(s.int_min, s.int_max)
+
+
+#: The precision of a Decimal inferred for integers beyond int64. Such an integer is nearly
+#: always an unsigned 64-bit value (MySQL ``BIGINT UNSIGNED``, ``SERIAL``, ``BIT(64)``: the
+#: widest integer a JSON reader holds exactly), and every one of those needs 20 digits; it is
+#: also the precision Debezium (2.4+) gives ``BIGINT UNSIGNED`` with
+#: ``bigint.unsigned.handling.mode=precise``. A value seen with more digits widens it.
+UNSIGNED_64_PRECISION: Final = 20
+
+
+def int_digits(low: int, high: int) -> int:
+    """The digits of the widest integer between ``low`` and ``high`` (signs not counted)."""
+    return len(str(max(abs(low), abs(high))))
+
+
+def wide_int_schema(low: int, high: int) -> ConnectSchema:
+    """The exact type of integers from ``low`` to ``high`` when int64 cannot hold them: a
+    Decimal of scale 0 (see :data:`UNSIGNED_64_PRECISION`)."""
+    return decimal_schema(max(UNSIGNED_64_PRECISION, int_digits(low, high)), 0)
 
 
 def _decimal_fits(s: ColumnSummary) -> bool:
@@ -257,7 +276,11 @@ def _native_schema(kinds: set[str], low: int, high: int) -> ConnectSchema:
     if kinds == {"boolean"}:
         return primitive("boolean")
     if kinds == {"int"}:
-        return primitive("int64") if _in(_INT64, low, high) else primitive("double")
+        if _in(_INT64, low, high):
+            return primitive("int64")
+        if int_digits(low, high) <= MAX_DECIMAL_PRECISION:
+            return wide_int_schema(low, high)
+        return primitive("double")  # beyond any Decimal: as a text integer that long
     if kinds <= {"int", "float"}:
         return primitive("double")
     if kinds == {"json"}:
@@ -509,6 +532,8 @@ def _decode_native(value: Any, schema: ConnectSchema) -> Any:
     elif kind == "int" and schema.type.startswith("int"):
         return _text_int(_INT64, schema.type)(str(value), schema)
     elif schema.name == DECIMAL_NAME:
+        if kind == "int":  # exact: held to the declared precision as its digits are
+            return _text_decimal(str(value), schema)
         return decimal.Decimal(str(value))
     raise DecodeError(f"{json_kind(value)} is not a {schema.name or schema.type}")
 

@@ -7,6 +7,7 @@ Maxwell messages of the same table, with the DDL's key, and validate those messa
 
 from __future__ import annotations
 
+import decimal
 import json
 from pathlib import Path
 from typing import Any
@@ -17,8 +18,11 @@ from clirun import run
 from contracts.contract import Contract, load_contract
 from contracts.derive import DeriveRequest, contracts_for
 from contracts.errors import InputError
+from contracts.events import ChangeEvent
 from contracts.formats import get_format
 from contracts.formats.base import InferOptions, Message
+from contracts.jsondoc import parse_document
+from contracts.logical import DECIMAL_NAME, PRECISION_PARAM
 
 from .helpers import shape, tables
 
@@ -147,10 +151,57 @@ def test_every_type_family_equals_inference_on_the_values_maxwell_writes() -> No
     }
     _assert_infer_agrees(contract, [message])
     kinds = {f.field: shape(f)["type"] for f in contract.row_schema.fields or ()}
-    # a value beyond int64 (BIGINT UNSIGNED, BIT(64), DECIMAL(30)) is inferred a double
-    assert {k for k, v in kinds.items() if v == "double"} == {
-        "id", "b64", "f", "d", "r", "amount", "whole"
-    }  # fmt: skip
+    assert {k for k, v in kinds.items() if v == "double"} == {"f", "d", "r", "amount"}
+    # a value beyond int64 (BIGINT UNSIGNED, BIT(64), DECIMAL(30)) is an exact Decimal
+    exact = {
+        f.field: dict(f.parameters or {})
+        for f in contract.row_schema.fields or ()
+        if f.name == DECIMAL_NAME
+    }
+    assert exact == {
+        "id": {"scale": "0", PRECISION_PARAM: "20"},
+        "b64": {"scale": "0", PRECISION_PARAM: "20"},
+        "whole": {"scale": "0", PRECISION_PARAM: "30"},
+    }
+
+
+UNSIGNED = """
+CREATE TABLE db.counters (
+  id BIGINT UNSIGNED NOT NULL PRIMARY KEY, hits BIGINT UNSIGNED, signed_hits BIGINT,
+  wide DECIMAL(19,0) UNSIGNED
+);
+"""
+
+
+def test_bigint_unsigned_max_is_kept_exactly() -> None:
+    """18446744073709551615 as Maxwell writes it (a BigInteger, a JSON integer): the derived
+    contract types it as infer does, a Decimal(20,0) that holds it, and normalize keeps every
+    digit (a double would make it 18446744073709551616)."""
+    contract = _derive(UNSIGNED)
+    top = 2**64 - 1
+    text = json.dumps(
+        {
+            "database": "db",
+            "table": "counters",
+            "type": "insert",
+            "ts": 1796000000,
+            "data": {"id": top, "hits": top, "signed_hits": -(2**63), "wide": 10**19 - 1},
+            "primary_key_columns": ["id"],
+        }
+    )
+    fmt = get_format("maxwell-json")
+    message = Message(value=parse_document(text, "message 0"), where="message 0")
+    _assert_infer_agrees(contract, [message.value])
+    types = {f.field: shape(f) for f in contract.row_schema.fields or ()}
+    assert types["signed_hits"] == {"type": "int64"}
+    for name in ("id", "hits", "wide"):
+        assert types[name]["name"] == DECIMAL_NAME
+        assert types[name]["parameters"] == {"scale": "0", PRECISION_PARAM: "20"}
+    (event,) = fmt.normalize(message, contract)
+    assert isinstance(event, ChangeEvent) and event.after is not None
+    assert event.after["id"] == event.after["hits"] == decimal.Decimal(top)
+    assert str(event.after["hits"]) == "18446744073709551615"
+    assert event.after["wide"] == decimal.Decimal("9999999999999999999")
 
 
 def test_postgres_tables_are_refused() -> None:
