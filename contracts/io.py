@@ -39,7 +39,7 @@ from contracts.errors import InputError, reason_of
 from contracts.formats.base import Message
 from contracts.jsondoc import (
     check_depth,
-    check_integers,
+    exact_numbers,
     is_incomplete,
     json_problem,
     parse_document,
@@ -735,8 +735,7 @@ def _parse_embedded(text: Any, where: str, what: str) -> Any:
             raise InputError(
                 f"kcat {what} is not valid JSON: {json_problem(err)}", located
             ) from None
-        check_integers(raw, located)
-        return value
+        return exact_numbers(raw, value, located)
     return text
 
 

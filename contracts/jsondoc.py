@@ -6,7 +6,8 @@ A document is parsed by orjson and refused, as an :class:`~contracts.errors.Inpu
 where and what, when it is not strict JSON (malformed, not UTF-8, a lone surrogate, ``NaN`` or
 ``Infinity``), when it is nested deeper than :data:`MAX_JSON_DEPTH` levels, or when it holds an
 integer outside the 64-bit range (orjson reads such an integer as an inexact double: the value
-the producer wrote would be changed without a word).
+the producer wrote would be changed without a word). A number written with more digits than a
+double keeps is read as a :class:`~contracts.jsonnumbers.JsonNumber`, which keeps its text.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import orjson
 
 from contracts.errors import InputError
 from contracts.formats.base import SharedJson
+from contracts.jsonnumbers import may_lose_digits, number_keeping_text
 
 #: How deeply a document may nest objects and arrays. Deeper documents are refused: every
 #: later step (writing events, Spark's reader, the contracts inferred from them) stays well
@@ -85,14 +87,18 @@ def check_integers(data: bytes, where: str) -> None:
     try:
         json.loads(data, parse_int=_exact_int)
     except _OutOfRange as err:
-        shown = err.text if len(err.text) <= 40 else err.text[:37] + "..."
-        raise InputError(
-            f"integer {shown} is outside the 64-bit range, so it is not read exactly as a "
-            "number (orjson makes it a double); the producer must write it as a string",
-            where,
-        ) from None
+        raise _out_of_range(err.text, where) from None
     except ValueError:  # not parseable by the standard reader either: orjson decided
         return
+
+
+def _out_of_range(text: str, where: str) -> InputError:
+    shown = text if len(text) <= 40 else text[:37] + "..."
+    return InputError(
+        f"integer {shown} is outside the 64-bit range, so it is not read exactly as a "
+        "number (orjson makes it a double); the producer must write it as a string",
+        where,
+    )
 
 
 def parse_document(data: bytes | str, where: str) -> Any:
@@ -106,8 +112,29 @@ def parse_document(data: bytes | str, where: str) -> Any:
         value = loads_document(raw)
     except orjson.JSONDecodeError as err:
         raise malformed(raw, err, where) from None
-    check_integers(fresh, where)
-    return value
+    head = _LastSchema.current
+    if isinstance(value, dict) and head is not None and value.get("schema") is head[1]:
+        if fresh is raw:  # the first message of this schema: its text is judged once, here
+            check_integers(raw, where)
+        # the shared schema was judged: only the payload is read again, when it must be
+        value["payload"] = exact_numbers(raw[len(head[0]) : -1], value["payload"], where)
+        return value
+    return exact_numbers(raw, value, where)
+
+
+def exact_numbers(data: bytes, parsed: Any, where: str) -> Any:
+    """``parsed`` (``data`` as orjson read it), judged for integers outside
+    :data:`INT_RANGE` and read again keeping the text of numbers longer than a double holds
+    (:mod:`contracts.jsonnumbers`) — both only when ``data`` holds a run of 16 digits or
+    points, which is rare and found at C speed, so nearly every document is read once."""
+    if not may_lose_digits(data):
+        return parsed
+    try:
+        return json.loads(data, parse_int=_exact_int, parse_float=number_keeping_text)
+    except _OutOfRange as err:
+        raise _out_of_range(err.text, where) from None
+    except (ValueError, RecursionError):  # not parseable by the standard reader: orjson decided
+        return parsed
 
 
 def malformed(data: bytes, err: orjson.JSONDecodeError, where: str) -> InputError:
@@ -284,6 +311,7 @@ __all__ = [
     "check_depth",
     "check_integers",
     "check_value",
+    "exact_numbers",
     "is_incomplete",
     "json_problem",
     "loads_document",

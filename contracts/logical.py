@@ -244,9 +244,13 @@ def _decode_decimal(value: Any, schema: ConnectSchema) -> decimal.Decimal:
 
 
 def _json_number_decimal(value: int | float) -> decimal.Decimal:
-    """A JSON number as a Decimal: integers in the int64 range exactly; any other number only
-    when its double holds at most 15 significant digits (more could differ from the text)."""
-    if isinstance(value, int) and value in _INT64_RANGE:
+    """A JSON number as a Decimal: the digits as written when the reader kept its text (a
+    :class:`~contracts.jsonnumbers.JsonNumber`), integers exactly; any other number only when
+    its double holds at most 15 significant digits (more could differ from the text)."""
+    text = getattr(value, "text", None)
+    if isinstance(text, str):
+        return decimal.Decimal(text)
+    if isinstance(value, int):
         return decimal.Decimal(value)
     found = decimal.Decimal(repr(value))
     if len(found.normalize().as_tuple().digits) > EXACT_JSON_NUMBER_DIGITS:
@@ -258,11 +262,24 @@ def _json_number_decimal(value: int | float) -> decimal.Decimal:
     return found
 
 
-def _fitting(value: decimal.Decimal, scale: int, precision: int | None) -> decimal.Decimal:
-    """``value`` when the column's scale and (declared) precision hold it."""
-    if value.is_zero():
+#: Wide enough for any decimal a column declares: quantizing never rounds or overflows.
+_EXACT: Final = decimal.Context(prec=100_000, Emax=decimal.MAX_EMAX, Emin=decimal.MIN_EMIN)
+
+
+def at_scale(value: decimal.Decimal, scale: int) -> decimal.Decimal:
+    """``value`` written with the column's declared scale (``1.56`` at scale 4 is
+    ``1.5600``); the caller has checked that no digit beyond the scale is lost."""
+    exponent = value.as_tuple().exponent
+    if not isinstance(exponent, int) or exponent == -scale:
         return value
-    if value.normalize().as_tuple().exponent < -scale:  # type: ignore[operator]
+    return value.quantize(decimal.Decimal(1).scaleb(-scale), context=_EXACT)
+
+
+def _fitting(value: decimal.Decimal, scale: int, precision: int | None) -> decimal.Decimal:
+    """``value`` at the column's scale, when the scale and (declared) precision hold it."""
+    if value.is_zero():
+        return at_scale(value, scale)
+    if value.normalize(_EXACT).as_tuple().exponent < -scale:  # type: ignore[operator]
         raise DecodeError(
             f"{value} has more digits after the point than the column's scale {scale}"
         )
@@ -270,7 +287,7 @@ def _fitting(value: decimal.Decimal, scale: int, precision: int | None) -> decim
         raise DecodeError(
             f"{value} does not fit the column's precision {precision} (scale {scale})"
         )
-    return value
+    return at_scale(value, scale)
 
 
 def _decode_variable_scale(value: Any, _schema: ConnectSchema) -> decimal.Decimal:

@@ -32,7 +32,7 @@ from pyspark.sql.types import (
     VariantType,
 )
 
-from contracts.formats._typing import TEXT_WHITESPACE
+from contracts.formats._typing import TEXT_WHITESPACE, enum_members
 from contracts.formats.spec import DEFAULT_TEXT, TextConventions
 from contracts.logical import (
     DECIMAL_NAME,
@@ -382,8 +382,11 @@ def variant_decimal(
     text = stage(F.variant_get(wire, "$", "string"))
     kind = stage(F.schema_of_variant(wire))
     number = text.try_cast(target)
-    # ints: exact at any length; others (DECIMAL, DOUBLE): few enough digits, and not rounded
-    exact = kind.endswith("INT") | (
+    # ints and decimals: the variant holds the digits as written (as the core's JsonNumber
+    # text); a double (an exponent, or beyond 38 digits) only with at most 15 significant
+    # digits; never rounded to the column's scale
+    plain = kind.endswith("INT") | kind.startswith("DECIMAL")
+    exact = F.when(plain, _within_scale(text, decimal_scale(schema))).otherwise(
         (F.length(_significant_digits(text)) <= F.lit(EXACT_JSON_NUMBER_DIGITS))
         & (number.cast("double") == text.try_cast("double"))
     )
@@ -396,6 +399,13 @@ def variant_decimal(
     present = text.isNotNull()  # null for SQL null and for JSON null
     bad = Problem(path, _FAILURE["decimal"], present & value.isNull(), lambda null: present & null)
     return Decoded(value, (bad,))
+
+
+def _within_scale(number: Column, scale: int) -> Column:
+    """Whether a plain number's text has at most ``scale`` digits after the point (trailing
+    zeros aside): the core refuses to round a decimal."""
+    fraction = F.regexp_replace(F.regexp_extract(number, r"\.([0-9]*)$", 1), "0+$", "")
+    return F.length(fraction) <= F.lit(scale)
 
 
 def _significant_digits(number: Column) -> Column:
@@ -625,6 +635,34 @@ def text_timestamp(text: Column, time_zone: str) -> Column:
     return F.when(text.rlike(_TIMESTAMP_TEXT), value)
 
 
+def _power_of_two(n: int) -> Column:
+    return F.lit(str(1 << n)).cast("decimal(38,0)")
+
+
+def _text_enum(text: Column, members: tuple[str, ...], numbers: bool) -> Column:
+    """One of the members, or (``numbers``) its 1-based index (the core's ``enum_text``)."""
+    value = F.when(text.isin(*members), text)
+    if not numbers:
+        return value
+    index = F.when(text.rlike("^[0-9]+$"), text.try_cast("int"))
+    by_index = F.when(index.between(1, len(members)), F.array(*map(F.lit, members))[index - 1])
+    return value.otherwise(by_index)
+
+
+def _text_enum_set(text: Column, members: tuple[str, ...], numbers: bool) -> Column:
+    """Members joined by commas, or (``numbers``) a bitmask (the core's ``enum_set_text``)."""
+    subset = F.forall(F.split(text, ",", -1), lambda m: m.isin(*members))
+    value = F.when((text == F.lit("")) | subset, text)
+    if not numbers:
+        return value
+    mask = F.when(text.rlike("^[0-9]+$"), text.try_cast("decimal(38,0)"))
+    picked = [
+        F.when(F.floor(mask / _power_of_two(i)) % 2 == 1, F.lit(m)) for i, m in enumerate(members)
+    ]
+    from_mask = F.when(mask < _power_of_two(len(members)), F.concat_ws(",", *picked))
+    return F.when(text.rlike("^[0-9]+$"), from_mask).otherwise(value)
+
+
 def _zero_or(rule: Callable[[Column], Column], d: TextConventions) -> Callable[[Column], Column]:
     zero = d.zero_date
     if zero is None:
@@ -649,6 +687,11 @@ def text_rule(schema: ConnectSchema, target: DataType, d: TextConventions) -> Te
         return TextRule(text_time_of_day)
     if kind == "year":
         return TextRule(lambda t: _text_int(t, target))
+    members = enum_members(schema)
+    if kind == "enum" and members:
+        return TextRule(lambda t: _text_enum(t, members, d.enum_numbers), strips=False)
+    if kind == "enum-set" and members:
+        return TextRule(lambda t: _text_enum_set(t, members, d.enum_numbers), strips=False)
     base: Mapping[str, TextRule | None] = {
         # the default dialect's booleans are exact texts; Canal's are stripped and lowered
         "boolean": TextRule(lambda t: _text_bool(t, d), strips=d.fold_booleans),

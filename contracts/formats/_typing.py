@@ -41,6 +41,7 @@ from contracts.logical import (
     ZONED_TIMESTAMP_NAME,
     LogicalKey,
     as_float32,
+    at_scale,
     decimal_precision,
     decimal_scale,
     lookup,
@@ -404,7 +405,7 @@ def _text_decimal(text: str, schema: ConnectSchema) -> decimal.Decimal:
     precision = decimal_precision(schema)
     if precision is not None and abs(value) >= decimal.Decimal(10) ** (precision - scale):
         raise _fail(text, f"in the range of decimal({precision},{scale})")
-    return value
+    return at_scale(value, scale)
 
 
 def _text_date(text: str, _schema: ConnectSchema) -> dt.date:
@@ -456,6 +457,50 @@ def _text_bytes_utf8(text: str, _schema: ConnectSchema) -> bytes:
 
 TextDecoder = Callable[[str, ConnectSchema], Any]
 
+
+def enum_members(schema: ConnectSchema) -> tuple[str, ...]:
+    """The members an ENUM or SET column allows (its ``allowed`` parameter; none: any)."""
+    allowed = schema.params.get("allowed")
+    return tuple(allowed.split(",")) if isinstance(allowed, str) and allowed else ()
+
+
+def enum_text(numbers: bool) -> TextDecoder:
+    """An ENUM's text: one of its members, or (``numbers``) its 1-based index."""
+
+    def decode(text: str, schema: ConnectSchema) -> str:
+        members = enum_members(schema)
+        if not members or text in members:
+            return text
+        if numbers and text.isascii() and text.isdigit():
+            index = int(text)
+            if 1 <= index <= len(members):
+                return members[index - 1]
+            raise _fail(text, f"an ENUM index in 1..{len(members)}")
+        raise _fail(text, f"one of the ENUM members {','.join(members)}")
+
+    return decode
+
+
+def enum_set_text(numbers: bool) -> TextDecoder:
+    """A SET's text: its members joined by commas (Debezium's EnumSet), or (``numbers``) its
+    bitmask, bit i standing for member i."""
+
+    def decode(text: str, schema: ConnectSchema) -> str:
+        members = enum_members(schema)
+        if not members:
+            return text
+        if numbers and text.isascii() and text.isdigit():
+            mask = int(text)
+            if mask >= 1 << len(members):
+                raise _fail(text, f"a SET bitmask below {1 << len(members)}")
+            return ",".join(m for i, m in enumerate(members) if mask >> i & 1)
+        if text and not all(m in members for m in text.split(",")):
+            raise _fail(text, f"a subset of the SET members {','.join(members)}")
+        return text
+
+    return decode
+
+
 #: What a text decoder is keyed by: a logical type's (kind, unit), else a Connect base type.
 TextKey = LogicalKey | str
 
@@ -482,6 +527,8 @@ TEXT_DECODERS: Final[Mapping[TextKey, TextDecoder]] = {
     ("time", "micros"): _text_time,
     ("time", "nanos"): _text_time,
     ("year", None): _text_int(_INT32, "year"),
+    ("enum", None): enum_text(DEFAULT_TEXT.enum_numbers),
+    ("enum-set", None): enum_set_text(DEFAULT_TEXT.enum_numbers),
 }
 
 

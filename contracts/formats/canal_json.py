@@ -28,7 +28,7 @@ from typing import Any, ClassVar, Final
 
 from contracts.contract import Contract
 from contracts.errors import DecodeError, InputError
-from contracts.events import ChangeEvent, ControlRecord, Normalized, Op, TableId
+from contracts.events import ChangeEvent, ControlKind, ControlRecord, Normalized, Op, TableId
 from contracts.formats._typing import (
     TEXT_DECODERS,
     TEXT_WHITESPACE,
@@ -41,6 +41,8 @@ from contracts.formats._typing import (
     decimal_schema,
     decode_located,
     decode_text,
+    enum_set_text,
+    enum_text,
     key_from,
     logical,
     parse_timestamp_text,
@@ -113,8 +115,13 @@ IMAGES_BY_OP: Final[Mapping[str, tuple[ImageRule | None, ImageRule | None]]] = {
 #: Canal's FlatMessage: ``type`` (``isDdl`` first), text rows in ``data``/``old`` read with
 #: MySQL's text conventions, ``database``/``table``, ``ts``/``es``, the position ``id`` and
 #: the row's index.
+#: TiCDC's canal-json (``enable-tidb-extension``): a ``TIDB_WATERMARK`` message says every
+#: change before ``_tidb.watermarkTs`` was sent; row changes carry their transaction's
+#: ``_tidb.commitTs`` (the TSO), which is their position.
+TIDB_CONTROLS: Final[Mapping[str, ControlKind]] = {"TIDB_WATERMARK": "heartbeat"}
+
 SPEC: Final = FormatSpec(
-    ops=Ops(("type",), CANAL_TYPES),
+    ops=Ops(("type",), CANAL_TYPES, controls=TIDB_CONTROLS),
     controls=(Control("ddl", Equals(("isDdl",), frozenset({True})), "DDL", over_op=True),),
     images=Images(before=_OLD, after=_DATA, values="text", by_op=IMAGES_BY_OP, text=CANAL_TEXT),
     rows=Rows(index="row"),
@@ -122,8 +129,8 @@ SPEC: Final = FormatSpec(
     table=Table(database=("database",), name=("table",), empty_is_null=True),
     ts_ms=(Time(("ts",)),),
     source_ts_ms=(Time(("es",)),),
-    position=Position(named={"id": ("id",)}),
-    fields=("sql", "mysqlType", "sqlType", "pkNames"),
+    position=Position(named={"id": ("id",), "commitTs": ("_tidb", "commitTs")}),
+    fields=("sql", "mysqlType", "sqlType", "pkNames", "_tidb"),
 )
 
 # --- type mapping -----------------------------------------------------------------------------
@@ -350,6 +357,8 @@ def canal_text_decoders(time_zone: str = "UTC") -> Mapping[TextKey, TextDecoder]
     table: dict[TextKey, TextDecoder] = dict(TEXT_DECODERS)
     table["boolean"] = _canal_bool
     table["bytes"] = _canal_bytes
+    table[("enum", None)] = enum_text(CANAL_TEXT.enum_numbers)
+    table[("enum-set", None)] = enum_set_text(CANAL_TEXT.enum_numbers)
     for key, decoder in TEXT_DECODERS.items():
         if isinstance(key, tuple) and key[0] in ("date", "timestamp"):
             table[key] = _zero_or(decoder)
@@ -386,6 +395,11 @@ class CanalMessage:
     id: Any
     sql: str
     delete_image: str | None
+    position: dict[str, Any]
+    #: The kind of control record a non-DDL message is (TiCDC's watermark), else None.
+    control: ControlKind | None = None
+    #: Whether a row image leaves out a column ``mysqlType`` lists (MySQL's MINIMAL image).
+    partial: bool = False
 
 
 def _rows(doc: dict[str, Any], key: str, where: str) -> list[Image] | None:
@@ -429,24 +443,32 @@ def parse_canal(message: Message) -> CanalMessage:
     op: Op | None = None
     rows: list[tuple[Image | None, Image | None]] = []
     delete_image = None
+    control: ControlKind | None = None
     if not is_ddl:
-        op, _ = SPEC.ops.read(type_)
-        if op is None:
+        op, control = SPEC.ops.read(type_)
+        if op is None and control is None:
             raise InputError(SPEC.ops.unknown(type_, ("a DDL",)), f"{where} $.type")
-        rows, delete_image = _row_pairs(
-            op, _rows(doc, "data", where), _rows(doc, "old", where), where
-        )
+        if op is not None:
+            rows, delete_image = _row_pairs(
+                op, _rows(doc, "data", where), _rows(doc, "old", where), where
+            )
     pk = doc.get("pkNames") or []
     if not isinstance(pk, list) or not all(isinstance(k, str) for k in pk):
         raise InputError("pkNames must be an array of column names", f"{where} $.pkNames")
     sql = doc.get("sql")
+    mysql_type = {k: str(v) for k, v in _str_map(doc, "mysqlType", where).items()}
+    # a row of data (old holds only changed columns by design) without every listed column
+    data_rows = [before if op == "d" else after for before, after in rows]
+    partial = delete_image != "old" and any(
+        row is not None and not mysql_type.keys() <= row.keys() for row in data_rows
+    )
     return CanalMessage(
         table=table,
         type=type_,
         is_ddl=is_ddl,
         op=op,
         rows=tuple(rows),
-        mysql_type={k: str(v) for k, v in _str_map(doc, "mysqlType", where).items()},
+        mysql_type=mysql_type,
         sql_type=_str_map(doc, "sqlType", where),
         pk_names=tuple(pk),
         es=_int_field(doc, "es", where),
@@ -454,6 +476,9 @@ def parse_canal(message: Message) -> CanalMessage:
         id=doc.get("id"),
         sql=sql if isinstance(sql, str) else "",
         delete_image=delete_image,
+        position=read_position(SPEC.position, doc, where),
+        control=control,
+        partial=partial,
     )
 
 
@@ -527,12 +552,18 @@ class CanalJson(Format):
         count = 0
         ddl = 0
         delete_images: set[str] = set()
+        controls: dict[str, int] = {}
+        partial = False
         for message in messages:
             count += 1
             msg = parse_canal(message)
             if msg.is_ddl:
                 ddl += 1
                 continue
+            if msg.control is not None:
+                controls[msg.control] = controls.get(msg.control, 0) + 1
+                continue
+            partial = partial or msg.partial
             seen.see(msg.table, message.where)
             types.declare(msg.mysql_type)
             for before, after in msg.rows:
@@ -553,6 +584,9 @@ class CanalJson(Format):
             fmt_options["time_zone"] = "UTC"
         if delete_images:
             fmt_options["delete_image"] = "/".join(sorted(delete_images))
+        if partial:
+            # rows that leave out columns (binlog_row_image=MINIMAL): a full image is not due
+            fmt_options["partial_images"] = True
         contract = build_contract(
             fmt=self.name,
             options=options,
@@ -571,7 +605,7 @@ class CanalJson(Format):
             contract=contract,
             messages=count,
             history=history if len(history) > 1 else (),
-            controls={"ddl": ddl} if ddl else {},
+            controls={**({"ddl": ddl} if ddl else {}), **controls},
             warnings=tuple(warnings),
         )
 
@@ -630,7 +664,7 @@ class CanalJson(Format):
             msg = parse_canal(message)
         except InputError as err:
             return [Violation(where, path_of(err), "envelope", err.what)]
-        if msg.is_ddl:
+        if msg.is_ddl or msg.control is not None:
             return []
         found: list[Violation] = []
         if msg.table != TableId(contract.table.database, None, contract.table.name):
@@ -645,9 +679,10 @@ class CanalJson(Format):
         codec = RowCodec.of(contract, canal_text_decoders(contract.option("time_zone", "UTC")))
         found += _type_drift(msg, codec, where)
         data_key = "old" if msg.delete_image == "old" else "data"
+        full = not contract.option("partial_images", False)
         for i, (before, after) in enumerate(msg.rows):
             if msg.op == "u":
-                found += codec.check(after, f"$.data[{i}]", where, full=True)
+                found += codec.check(after, f"$.data[{i}]", where, full=full)
                 changed = {
                     k: v
                     for k, v in (before or {}).items()
@@ -656,7 +691,9 @@ class CanalJson(Format):
                 found += codec.check(changed, f"$.old[{i}]", where, full=False)
             else:
                 image = after if msg.op == "c" else before
-                found += codec.check(image, f"$.{data_key}[{i}]", where, full=data_key == "data")
+                found += codec.check(
+                    image, f"$.{data_key}[{i}]", where, full=full and data_key == "data"
+                )
         return found
 
     def table_of(self, message: Message) -> TableId | None:
@@ -669,6 +706,10 @@ class CanalJson(Format):
         msg = parse_canal(message)
         if msg.is_ddl:
             return [ControlRecord("ddl", f"{msg.type}: {msg.sql}".strip(), msg.table)]
+        if msg.control is not None:
+            return [
+                ControlRecord(msg.control, msg.type, None if msg.table == TableId() else msg.table)
+            ]
         codec = _codec_for(msg, contract)
         key_names = contract.key if contract is not None and contract.key else msg.pk_names
         assert msg.op is not None
@@ -681,7 +722,7 @@ class CanalJson(Format):
             after = decode_located(codec, after_raw, f"$.data[{i}]", message.where)
             path = f"$.{'old' if from_old else 'data'}[{i}]"
             before = decode_located(codec, before_raw, path, message.where)
-            position = read_position(SPEC.position, {"id": msg.id})
+            position = dict(msg.position)
             if not whole and SPEC.rows is not None:
                 position[SPEC.rows.index] = i
             out.append(

@@ -82,7 +82,9 @@ class TextConventions:
     Booleans are one of ``true_texts``/``false_texts`` (``fold_booleans``: compared stripped
     and in lower case); bytes are text in ``bytes_charset``; a date or timestamp text starting
     with ``zero_date`` is null (MySQL's zero date); a timestamp text without a zone is wall-clock
-    time in ``time_zone`` (MySQL ``timestamp``; a ``datetime`` is always UTC wall-clock)."""
+    time in ``time_zone`` (MySQL ``timestamp``; a ``datetime`` is always UTC wall-clock).
+    ``enum_numbers``: an ENUM may be written as its 1-based index and a SET as its bitmask
+    (what the binlog holds), besides the member texts; both read as the text."""
 
     true_texts: tuple[str, ...] = ("true", "TRUE")
     false_texts: tuple[str, ...] = ("false", "FALSE")
@@ -90,16 +92,20 @@ class TextConventions:
     bytes_charset: str = "UTF-8"
     zero_date: str | None = None
     time_zone: str = "UTC"
+    enum_numbers: bool = False
 
 
 DEFAULT_TEXT: Final = TextConventions()
-#: MySQL's text as Canal writes it: ``1``/``0`` booleans, binary as ISO-8859-1 text, zero dates.
+#: MySQL's text as Canal writes it: ``1``/``0`` booleans, binary as ISO-8859-1 text, zero
+#: dates, ENUM/SET as the binlog's index/bitmask (Canal's LogEventConvert writes the binlog
+#: value's ``toString()``; producers reading rows by SQL write the member texts).
 CANAL_TEXT: Final = TextConventions(
     true_texts=("1", "true"),
     false_texts=("0", "false"),
     fold_booleans=True,
     bytes_charset="ISO-8859-1",
     zero_date="0000-00-00",
+    enum_numbers=True,
 )
 
 

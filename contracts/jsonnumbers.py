@@ -1,0 +1,52 @@
+"""JSON numbers that keep the text they were written as.
+
+orjson reads every JSON number with a fraction or an exponent as a double, which holds about
+15 significant digits: ``1.23456789123456789`` (a Decimal column written as a JSON number by
+Kafka's JsonConverter with ``decimal.format=NUMERIC``, as Paimon's and Flink CDC's Debezium
+output does) would come out rounded. A document holding a number written with more digits
+than a double keeps is read a second time with the standard library's reader
+(:func:`contracts.jsondoc.exact_numbers`), every such
+number becoming a :class:`JsonNumber`: a float (what every other reader of the document
+expects) that also carries its text, which the Decimal decoder reads digit for digit.
+
+The check is a C-speed ``translate`` + ``find`` for a run of 16 digits or points, so
+documents without a long number (nearly all) cost one pass over their bytes and no second
+parse.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+#: Digits and the decimal point all become ``0``: a long number is a long run of ``0``.
+_DIGITS_AND_POINT: Final = bytes.maketrans(b"0123456789.", b"0" * 11)
+#: 15 significant digits (a double's DBL_DIG) and a point: longer runs may not be exact.
+_LONG_NUMBER: Final = b"0" * 16
+_KEEP_TEXT_ABOVE: Final = 15
+
+
+class JsonNumber(float):
+    """A JSON number read as a float that keeps the ``text`` it was written as."""
+
+    __slots__ = ("text",)
+    text: str
+
+    def __new__(cls, text: str) -> JsonNumber:
+        number = super().__new__(cls, text)
+        number.text = text
+        return number
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (JsonNumber, (self.text,))
+
+
+def number_keeping_text(text: str) -> float:
+    """A JSON number's ``text`` as a float, a :class:`JsonNumber` when it is long enough that
+    a double may not hold every digit (the ``parse_float`` hook of :func:`json.loads`)."""
+    return JsonNumber(text) if len(text) > _KEEP_TEXT_ABOVE else float(text)
+
+
+def may_lose_digits(data: bytes) -> bool:
+    """Whether ``data`` may hold a number written with more digits than a double keeps (or
+    an integer outside the 64-bit range: 20 digits, or 19 and a sign)."""
+    return _LONG_NUMBER in data.translate(_DIGITS_AND_POINT)
