@@ -18,6 +18,8 @@ from __future__ import annotations
 
 from typing import Any, Final
 
+import orjson
+
 #: Digits and the decimal point all become ``0``: a long number is a long run of ``0``.
 _DIGITS_AND_POINT: Final = bytes.maketrans(b"0123456789.", b"0" * 11)
 #: 15 significant digits (a double's DBL_DIG) and a point: longer runs may not be exact.
@@ -50,3 +52,18 @@ def may_lose_digits(data: bytes) -> bool:
     """Whether ``data`` may hold a number written with more digits than a double keeps (or
     an integer outside the 64-bit range: 20 digits, or 19 and a sign)."""
     return _LONG_NUMBER in data.translate(_DIGITS_AND_POINT)
+
+
+def as_written(obj: Any) -> Any:
+    """orjson's ``default``: a :class:`JsonNumber` written back as its own text."""
+    if isinstance(obj, JsonNumber):
+        return orjson.Fragment(obj.text)
+    raise TypeError(f"Type is not JSON serializable: {type(obj).__name__}")
+
+
+def as_double(obj: Any) -> Any:
+    """orjson's ``default`` for decoded values: a :class:`JsonNumber` is the double it
+    stands for (as when no text was kept)."""
+    if isinstance(obj, JsonNumber):
+        return float(obj)
+    raise TypeError(f"Type is not JSON serializable: {type(obj).__name__}")

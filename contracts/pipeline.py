@@ -782,6 +782,8 @@ def _jsonable(value: Any) -> Any:
         return convert(value)
     if isinstance(value, decimal.Decimal):
         return format(value, "f")
+    if isinstance(value, float):  # a JsonNumber: the double it stands for
+        return float(value)
     if isinstance(value, dt.datetime):
         return _iso_microseconds(value)
     if isinstance(value, dt.date):

@@ -36,6 +36,7 @@ from pyspark.sql.types import (
 
 from contracts.errors import InputError
 from contracts.formats.base import Message
+from contracts.jsonnumbers import as_written
 
 InputFormat = Literal["auto", "kcat", "values", "json", "csv", "avro", "parquet"]
 
@@ -77,7 +78,7 @@ def _bytes(value: Any) -> bytes | None:
         return bytes(value)
     if isinstance(value, str):
         return value.encode("utf-8")
-    return orjson.dumps(value)
+    return orjson.dumps(value, default=as_written)
 
 
 def kafka_rows(

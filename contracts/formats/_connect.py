@@ -47,6 +47,7 @@ from contracts.formats.base import (
     schema_cache_key,
 )
 from contracts.formats.spec import FormatSpec, at, read_position, read_table, read_time
+from contracts.jsonnumbers import as_written
 from contracts.schema import ConnectSchema, json_kind, parse_connect, primitive, struct
 from contracts.values import ValueDecoder, compile_decoder
 
@@ -402,7 +403,7 @@ class ConnectEnvelopeFormat(Format):
             after_decoder=compile_decoder(after) if after else _no_field(self.after_field),
             before_decoder=compile_decoder(before) if before else _no_field(self.before_field),
             unique_decoder=compile_decoder(unique) if unique else None,
-            row_key=orjson.dumps(row.to_json()) if row is not None else b"",
+            row_key=orjson.dumps(row.to_json(), default=as_written) if row is not None else b"",
         )
 
     def contract_plan(self, contract: Contract | None) -> Plan:

@@ -30,6 +30,7 @@ from contracts.errors import DecodeError, InputError
 from contracts.events import TableId
 from contracts.formats.base import InferOptions, Violation
 from contracts.formats.spec import DEFAULT_TEXT
+from contracts.jsonnumbers import as_written
 from contracts.logical import (
     CONNECT_DATE_NAME,
     DEBEZIUM_TIMESTAMP_NAME,
@@ -570,7 +571,7 @@ def _decode_native(value: Any, schema: ConnectSchema) -> Any:
     kind = _native_kind(value)
     if kind == "json":
         if schema.type == "string":
-            return orjson.dumps(value).decode("utf-8")
+            return orjson.dumps(value, default=as_written).decode("utf-8")
     elif kind == "boolean":
         if schema.type == "boolean":
             return value
@@ -699,7 +700,7 @@ def position_of(fields: Mapping[str, Any]) -> dict[str, Any]:
         if v is None or isinstance(v, str | int | float | bool):
             out[k] = v
         else:
-            out[k] = orjson.dumps(v).decode("utf-8")
+            out[k] = orjson.dumps(v, default=as_written).decode("utf-8")
     return out
 
 

@@ -23,6 +23,7 @@ from contracts.contract import Contract
 from contracts.errors import InputError, SchemaError
 from contracts.events import Normalized, TableId
 from contracts.formats.spec import FormatSpec
+from contracts.jsonnumbers import as_written
 from contracts.schema import ConnectSchema, parse_connect
 from contracts.values import ValueDecoder, compile_decoder
 
@@ -183,7 +184,7 @@ class SharedJson(dict[str, Any]):
 
 def schema_cache_key(raw: Any) -> Hashable:
     """A cache key for an embedded schema: the shared object itself, or its compact JSON."""
-    return raw if type(raw) is SharedJson else orjson.dumps(raw)
+    return raw if type(raw) is SharedJson else orjson.dumps(raw, default=as_written)
 
 
 #: How many distinct schemas a cache remembers before starting afresh (bounded memory).

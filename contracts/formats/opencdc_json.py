@@ -59,6 +59,7 @@ from contracts.formats.spec import (
     read_table,
     read_time,
 )
+from contracts.jsonnumbers import as_written
 from contracts.schema import ConnectSchema, json_kind, primitive, struct
 
 #: OpenCDC operation → canonical op.
@@ -187,7 +188,7 @@ def _text(value: Any) -> str | None:
     """A metadata value as text: a string itself, another JSON value its JSON text."""
     if value is None or isinstance(value, str):
         return value
-    return orjson.dumps(value).decode("utf-8")
+    return orjson.dumps(value, default=as_written).decode("utf-8")
 
 
 def _kind(data: Data) -> str:

@@ -31,6 +31,7 @@ import orjson
 
 from contracts.errors import DecodeError, InputError
 from contracts.events import ControlKind, Op, TableId
+from contracts.jsonnumbers import as_written
 from contracts.schema import json_kind
 
 #: A field path below the envelope's root.
@@ -607,7 +608,7 @@ def position_value(value: Any) -> Any:
     """A position entry's value: a JSON scalar as it is, anything else its compact JSON text."""
     if value is None or isinstance(value, str | int | float | bool):
         return value
-    return orjson.dumps(value).decode("utf-8")
+    return orjson.dumps(value, default=as_written).decode("utf-8")
 
 
 def read_position(

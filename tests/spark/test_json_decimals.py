@@ -129,11 +129,11 @@ def test_decimal_wire_forms_agree_with_the_core(
     verdicts = dict(zip(WIRE, expected, strict=True))
     assert verdicts["1234"][0] == "ok"
     assert verdicts[_b64(12345678901234)][0] == ("ok" if precision >= 14 + scale else "invalid")
-    # an integer is exact at any length; past int64 it is read as a double, like a fraction
+    # an integer is exact at any length (orjson reads up to uint64 exactly)
     wide = precision >= 17
     assert verdicts["12345678901234567"][0] == ("ok" if wide else "invalid")
     assert verdicts["9223372036854775807"][0] == ("ok" if wide else "invalid")
-    assert verdicts["18446744073709551615"] == ("invalid", None)
+    assert verdicts["18446744073709551615"][0] == ("ok" if precision >= 20 else "invalid")
     assert verdicts["1234567.891"] == ("invalid", None)  # over the scale either way
     assert verdicts['"12.34"'] == ("invalid", None)
     assert verdicts["null"] == (("ok", None) if optional else ("invalid", None))
@@ -177,3 +177,39 @@ def test_out_of_spec_scales_keep_every_digit(
         assert [int(v) for v in oks] == [100, -12300, 9_999_900, 0]
     else:  # at most two unscaled digits: -0.00123 and 0.99999 are over
         assert [str(v) for v in oks] == ["0.00001", "0.00000"]
+
+
+#: JSON numbers with more digits than a double holds, and trailing zeros: the values Kafka's
+#: JsonConverterTest (decimal.format=NUMERIC: ``1.23456789123456789``, ``1.5600``) and Paimon's
+#: Debezium all-types data (``_fixed`` DECIMAL(40,3), ``_numeric`` DECIMAL(8,3)) write.
+LONG = ["1.23456789123456789", "123456789876543212345678987654321.110", "1.5600", "12345.110"]
+LONG += ["12345.1101", "1.234567891234567891", "0.00000000000000001"]
+
+
+@pytest.mark.parametrize("scale", [17, 3, 4])
+def test_long_numeric_decimals_are_read_as_written_on_both_paths(
+    spark: Any, tmp_path: Path, scale: int
+) -> None:
+    contract = load_contract(_contract_file(tmp_path, scale, True, 38))
+    fmt = get_format("debezium-json")
+    path = _messages_file(tmp_path, scale, True, 38, LONG)
+    messages = list(fmt.assemble(read_messages([path], fmt.input_kind)))
+    expected = _python(messages, contract)
+    assert _spark(spark, messages, contract) == expected
+    said = {
+        w: (v, str(d) if d is not None else None) for w, (v, d) in zip(LONG, expected, strict=True)
+    }
+    if scale == 17:
+        assert said["1.23456789123456789"] == ("ok", "1.23456789123456789")
+        assert said["1.5600"] == ("ok", "1.56000000000000000")
+        assert said["1.234567891234567891"] == ("invalid", None)  # 18 places: never rounded
+        assert said["0.00000000000000001"] == ("ok", "1E-17")
+    if scale == 3:
+        assert said["123456789876543212345678987654321.110"] == (
+            "ok",
+            "123456789876543212345678987654321.110",
+        )
+        assert said["12345.110"] == ("ok", "12345.110")
+        assert said["12345.1101"] == ("invalid", None)
+    if scale == 4:
+        assert said["1.5600"] == ("ok", "1.5600")
