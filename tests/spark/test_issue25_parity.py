@@ -9,6 +9,7 @@ from typing import Any
 
 import orjson
 import pytest
+from formats.test_issue25_values import ENUM_TYPES, WATERMARK, _canal, _json_lines, _real
 
 from contracts.formats import get_format
 from contracts.formats.base import InferOptions, Message
@@ -16,7 +17,6 @@ from contracts.io import loads_document
 from spark_bindings import decode_changes
 from spark_bindings.inputs import frame_from_messages
 
-from formats.test_issue25_values import ENUM_TYPES, WATERMARK, _canal, _json_lines, _real
 from .parity import assert_same_feed, python_feed, spark_feed
 
 pytestmark = pytest.mark.spark
