@@ -9,13 +9,14 @@ than a double keeps is read a second time with the standard library's reader
 number becoming a :class:`JsonNumber`: a float (what every other reader of the document
 expects) that also carries its text, which the Decimal decoder reads digit for digit.
 
-The check is a C-speed ``translate`` + ``find`` for a run of 16 digits or points, so
-documents without a long number (nearly all) cost one pass over their bytes and no second
-parse.
+The check is a C-speed ``translate`` + ``find`` for a run of 16 digits or points (then a
+look at each such run), so documents without a long number (nearly all) cost one pass over
+their bytes and no second parse.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any, Final
 
 import orjson
@@ -25,6 +26,9 @@ _DIGITS_AND_POINT: Final = bytes.maketrans(b"0123456789.", b"0" * 11)
 #: 15 significant digits (a double's DBL_DIG) and a point: longer runs may not be exact.
 _LONG_NUMBER: Final = b"0" * 16
 _KEEP_TEXT_ABOVE: Final = 15
+_RUN_END: Final = re.compile(rb"[^0]")
+#: An integer of 20 digits (or 19 and a minus) may lie outside int64/uint64.
+_OUT_OF_RANGE_DIGITS: Final = 20
 
 
 class JsonNumber(float):
@@ -49,9 +53,26 @@ def number_keeping_text(text: str) -> float:
 
 
 def may_lose_digits(data: bytes) -> bool:
-    """Whether ``data`` may hold a number written with more digits than a double keeps (or
-    an integer outside the 64-bit range: 20 digits, or 19 and a sign)."""
-    return _LONG_NUMBER in data.translate(_DIGITS_AND_POINT)
+    """Whether ``data`` may hold a number written with more digits than a double keeps (a
+    run of 16 digits and points holding a point or followed by an exponent) or an integer
+    outside the 64-bit range (20 digits, or 19 and a sign).
+
+    Long integers inside the range (microsecond and nanosecond times: 16 and 19 digits, in
+    nearly every Debezium message) are read exactly by orjson and do not count."""
+    marked = data.translate(_DIGITS_AND_POINT)
+    at = marked.find(_LONG_NUMBER)
+    while at >= 0:
+        after = _RUN_END.search(marked, at + len(_LONG_NUMBER))
+        end = after.start() if after is not None else len(marked)
+        if (
+            b"." in data[at:end]
+            or end - at >= _OUT_OF_RANGE_DIGITS
+            or (end - at == _OUT_OF_RANGE_DIGITS - 1 and data[at - 1 : at] == b"-")
+            or data[end : end + 1] in (b"e", b"E")
+        ):
+            return True
+        at = marked.find(_LONG_NUMBER, end)
+    return False
 
 
 def as_written(obj: Any) -> Any:
