@@ -21,10 +21,12 @@ from typing import Any
 
 import pytest
 
-from contracts.errors import DecodeError
+from contracts.errors import DecodeError, InputError
 from contracts.formats import get_format
 from contracts.formats.base import InferOptions, Message
-from contracts.io import loads_document, read_messages
+from contracts.io import read_messages
+from contracts.jsondoc import parse_document
+from contracts.jsonnumbers import JsonNumber, may_lose_digits
 
 _ROOT = Path(__file__).resolve().parents[2]
 #: ``../shared/realworld`` beside the checkout (or beside the worktrees' parent).
@@ -108,7 +110,7 @@ def _canal(data: dict[str, Any], mysql: dict[str, str], type_: str = "INSERT") -
         "ts": 2,
         "id": 7,
     }
-    return Message(value=loads_document(orjson.dumps(doc)), where="m:1")
+    return Message(value=parse_document(orjson.dumps(doc), "m:1"), where="m:1")
 
 
 ENUM_TYPES = {"id": "int", "e": "enum('value1','value2','value3')", "s": "set('a','b','c','d')"}
@@ -158,7 +160,7 @@ WATERMARK = (
 
 def test_ticdc_watermark_is_a_control_record() -> None:
     fmt = get_format("canal-json")
-    message = Message(value=loads_document(WATERMARK), where="m:1")
+    message = Message(value=parse_document(WATERMARK, "m:1"), where="m:1")
     assert fmt.detect(message)
     (record,) = fmt.normalize(message)
     assert record.kind == "heartbeat"
@@ -181,3 +183,42 @@ def test_minimal_row_image_delete_validates_against_its_inferred_contract() -> N
     strict = fmt.infer([full], InferOptions()).contract
     assert strict.option("partial_images") is None
     assert [v.kind for v in fmt.validate(minimal, strict)] == ["missing-column"] * 2
+
+
+def _schema_message(payload: bytes) -> bytes:
+    return b'{"schema":{"type":"struct","name":"issue25.judge"},"payload":' + payload + b"}"
+
+
+def test_the_judge_keeps_long_numbers_of_every_payload_and_still_refuses_huge_integers() -> None:
+    # the first message of a schema and the next (whose schema is shared, not read again)
+    first = parse_document(_schema_message(b'{"d":1.23456789123456789,"ts_us":1}'), "m:1")
+    again = parse_document(_schema_message(b'{"d":12345678901234.5600,"ts_us":2}'), "m:2")
+    assert first["schema"] is again["schema"]
+    for doc, text in ((first, "1.23456789123456789"), (again, "12345678901234.5600")):
+        assert isinstance(doc["payload"]["d"], JsonNumber)
+        assert doc["payload"]["d"].text == text
+    plain = parse_document(
+        b'{"d":1.5600,"ts_us":1700000000000000,"ts_ns":1700000000000000001}', "m:3"
+    )
+    assert not isinstance(plain["d"], JsonNumber)
+    assert plain["ts_ns"] == 1700000000000000001
+    with pytest.raises(InputError, match="outside the 64-bit range"):
+        parse_document(_schema_message(b'{"d":1.5,"ts_us":18446744073709551616}'), "m:4")
+    with pytest.raises(InputError, match="outside the 64-bit range"):
+        parse_document(b'{"n":-9223372036854775809}', "m:5")
+
+
+@pytest.mark.parametrize(
+    ("text", "second_read"),
+    [
+        (b'{"ts_us":1700000000000000,"ts_ns":1700000000000000000}', False),  # int64: exact
+        (b'{"a":1234567890123456789}', False),
+        (b'{"a":1.5600}', False),
+        (b'{"a":1.23456789123456789}', True),
+        (b'{"a":1234567890123456e5}', True),
+        (b'{"a":12345678901234567890}', True),
+        (b'{"a":-1234567890123456789}', True),
+    ],
+)
+def test_only_numbers_a_double_may_change_are_read_twice(text: bytes, second_read: bool) -> None:
+    assert may_lose_digits(text) is second_read

@@ -13,7 +13,7 @@ from formats.test_issue25_values import ENUM_TYPES, WATERMARK, _canal, _json_lin
 
 from contracts.formats import get_format
 from contracts.formats.base import InferOptions, Message
-from contracts.io import loads_document
+from contracts.jsondoc import parse_document
 from spark_bindings import decode_changes
 from spark_bindings.inputs import frame_from_messages
 
@@ -38,7 +38,7 @@ def test_enum_set_ticdc_and_minimal_images_agree(spark: Any, tmp_path: Path) -> 
         _canal({"id": "3", "e": "3", "s": "0"}, ENUM_TYPES),
         _canal({"id": "4", "e": "value3", "s": "15"}, ENUM_TYPES),
         _canal({"id": "4"}, ENUM_TYPES, "DELETE"),
-        Message(value=loads_document(WATERMARK), where="m:6"),
+        Message(value=parse_document(WATERMARK, "m:6"), where="m:6"),
     ]
     rows = _same(spark, msgs)
     assert [r["after"]["e"] for r in rows[:4]] == ["value1", "value2", "value3", "value3"]
@@ -60,14 +60,17 @@ def test_paimon_all_types_and_ticdc_agree(spark: Any, tmp_path: Path) -> None:
     fmt = get_format("canal-json")
     paimon = _json_lines(_real("paimon/canal-alltype-data.txt"), tmp_path)
     msgs = [
-        Message(value=loads_document(line.encode()), where=f"p:{i}")
+        Message(value=parse_document(line.encode(), f"p:{i}"), where=f"p:{i}")
         for i, line in enumerate(paimon.read_text().splitlines())
     ]
     rows = _same(spark, msgs)
     assert rows[0]["after"]["_enum"] == "value1"
     assert rows[0]["after"]["_set"] == "a,b"
     ticdc = _real("ticdc/data-content-2.canal.jsonl").read_bytes().splitlines()
-    msgs = [Message(value=loads_document(line), where=f"t:{i}") for i, line in enumerate(ticdc)]
+    msgs = [
+        Message(value=parse_document(line, f"t:{i}"), where=f"t:{i}")
+        for i, line in enumerate(ticdc)
+    ]
     rows = _same(spark, msgs)
     assert [r["position"]["commitTs"] for r in rows] == ["464085165736198159", "464085169694572575"]
     assert fmt is not None and orjson is not None
