@@ -16,7 +16,6 @@ their bytes and no second parse.
 
 from __future__ import annotations
 
-import re
 from typing import Any, Final
 
 import orjson
@@ -26,9 +25,12 @@ _DIGITS_AND_POINT: Final = bytes.maketrans(b"0123456789.", b"0" * 11)
 #: 15 significant digits (a double's DBL_DIG) and a point: longer runs may not be exact.
 _LONG_NUMBER: Final = b"0" * 16
 _KEEP_TEXT_ABOVE: Final = 15
-_RUN_END: Final = re.compile(rb"[^0]")
 #: An integer of 20 digits (or 19 and a minus) may lie outside int64/uint64.
 _OUT_OF_RANGE_DIGITS: Final = 20
+_TAIL: Final = _OUT_OF_RANGE_DIGITS - len(_LONG_NUMBER)
+_FULL_TAIL: Final = b"0" * _TAIL
+_EXPONENT: Final = frozenset(b"eE")
+_MINUS: Final = ord("-")
 
 
 class JsonNumber(float):
@@ -62,13 +64,16 @@ def may_lose_digits(data: bytes) -> bool:
     marked = data.translate(_DIGITS_AND_POINT)
     at = marked.find(_LONG_NUMBER)
     while at >= 0:
-        after = _RUN_END.search(marked, at + len(_LONG_NUMBER))
-        end = after.start() if after is not None else len(marked)
+        end = at + len(_LONG_NUMBER)
+        # only runs shorter than 20 are looked at further, so 4 more bytes say where it ends
+        tail = marked[end : end + _TAIL]
+        if tail == _FULL_TAIL:
+            return True
+        end += len(tail) - len(tail.lstrip(b"0"))
         if (
-            b"." in data[at:end]
-            or end - at >= _OUT_OF_RANGE_DIGITS
-            or (end - at == _OUT_OF_RANGE_DIGITS - 1 and data[at - 1 : at] == b"-")
-            or data[end : end + 1] in (b"e", b"E")
+            data.find(b".", at, end) >= 0
+            or (end < len(data) and data[end] in _EXPONENT)
+            or (end - at == _OUT_OF_RANGE_DIGITS - 1 and at > 0 and data[at - 1] == _MINUS)
         ):
             return True
         at = marked.find(_LONG_NUMBER, end)
