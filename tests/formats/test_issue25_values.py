@@ -218,6 +218,13 @@ def test_the_judge_keeps_long_numbers_of_every_payload_and_still_refuses_huge_in
         (b'{"a":1234567890123456e5}', True),
         (b'{"a":12345678901234567890}', True),
         (b'{"a":-1234567890123456789}', True),
+        # where a run starts or ends at the document's edge, and a second run after a fine one
+        (b"1234567890123456", False),
+        (b"1234567890123456789", False),
+        (b"1234567890123456.7", True),
+        (b"-12345678901234567890", True),
+        (b'[1700000000000000,"x",1234567890123456.7]', True),
+        (b'[1700000000000000,"x",1700000000000000]', False),
     ],
 )
 def test_only_numbers_a_double_may_change_are_read_twice(text: bytes, second_read: bool) -> None:
