@@ -85,11 +85,3 @@ def as_written(obj: Any) -> Any:
     if isinstance(obj, JsonNumber):
         return orjson.Fragment(obj.text)
     raise TypeError(f"Type is not JSON serializable: {type(obj).__name__}")
-
-
-def as_double(obj: Any) -> Any:
-    """orjson's ``default`` for decoded values: a :class:`JsonNumber` is the double it
-    stands for (as when no text was kept)."""
-    if isinstance(obj, JsonNumber):
-        return float(obj)
-    raise TypeError(f"Type is not JSON serializable: {type(obj).__name__}")
