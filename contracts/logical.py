@@ -234,13 +234,19 @@ def _decode_decimal(value: Any, schema: ConnectSchema) -> decimal.Decimal:
     scale = decimal_scale(schema)
     if isinstance(value, int | float) and not isinstance(value, bool):
         # JsonConverter's decimal.format=NUMERIC writes the decimal as a JSON number
-        found = _json_number_decimal(value)
-    else:
-        raw = as_bytes(value)
-        if not raw:
-            raise DecodeError(f"{_short(value)} is an empty unscaled value, not a decimal")
-        found = unscaled_to_decimal(raw, scale)
-    return _fitting(found, scale, decimal_precision(schema))
+        return json_number_decimal(value, schema)
+    raw = as_bytes(value)
+    if not raw:
+        raise DecodeError(f"{_short(value)} is an empty unscaled value, not a decimal")
+    return _fitting(unscaled_to_decimal(raw, scale), scale, decimal_precision(schema))
+
+
+def json_number_decimal(value: int | float, schema: ConnectSchema) -> decimal.Decimal:
+    """A JSON number in a Decimal column ``schema``: its digits as written (see
+    :func:`_json_number_decimal`), at the column's scale, refused when the column's scale or
+    precision cannot hold it."""
+    found = _json_number_decimal(value)
+    return _fitting(found, decimal_scale(schema), decimal_precision(schema))
 
 
 def _json_number_decimal(value: int | float) -> decimal.Decimal:

@@ -45,6 +45,7 @@ from contracts.logical import (
     at_scale,
     decimal_precision,
     decimal_scale,
+    json_number_decimal,
     lookup,
 )
 from contracts.schema import ConnectSchema, json_kind, primitive, struct
@@ -582,7 +583,7 @@ def _decode_native(value: Any, schema: ConnectSchema) -> Any:
     elif schema.name == DECIMAL_NAME:
         if kind == "int":  # exact: held to the declared precision as its digits are
             return _text_decimal(str(value), schema)
-        return decimal.Decimal(str(value))
+        return json_number_decimal(value, schema)  # the text a JsonNumber kept, at scale
     raise DecodeError(f"{json_kind(value)} is not a {schema.name or schema.type}")
 
 

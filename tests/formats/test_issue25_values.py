@@ -21,6 +21,7 @@ from typing import Any
 
 import pytest
 
+from contracts.contract import parse_contract
 from contracts.errors import DecodeError, InputError
 from contracts.formats import get_format
 from contracts.formats.base import InferOptions, Message
@@ -229,3 +230,46 @@ def test_the_judge_keeps_long_numbers_of_every_payload_and_still_refuses_huge_in
 )
 def test_only_numbers_a_double_may_change_are_read_twice(text: bytes, second_read: bool) -> None:
     assert may_lose_digits(text) is second_read
+
+
+_PLAIN_DECIMALS = """
+name: db.p
+format: maxwell-json
+table: {database: db, name: p}
+key: [id]
+columns:
+  - {field: id, type: int64, optional: false}
+  - {field: price, type: bytes, optional: true, name: org.apache.kafka.connect.data.Decimal,
+     version: 1, parameters: {scale: '4', connect.decimal.precision: '30'}}
+"""
+
+
+@pytest.mark.parametrize(
+    ("written", "decoded"),
+    [
+        ("12345678901234567.1234", "12345678901234567.1234"),
+        ("1.56", "1.5600"),
+        ("7", "7.0000"),
+    ],
+)
+def test_a_plain_json_number_in_a_decimal_column_keeps_its_digits(
+    written: str, decoded: str
+) -> None:
+    """A contract may type a column of a plain-JSON format (Maxwell writes DECIMAL as a JSON
+    number) as a Decimal: the digits as written, at the declared scale."""
+    contract = parse_contract(_PLAIN_DECIMALS)
+    text = (
+        '{"database":"db","table":"p","type":"insert","ts":1796000000,'
+        f'"data":{{"id":1,"price":{written}}}}}'
+    )
+    message = Message(value=parse_document(text, "m"), where="m")
+    (event,) = get_format("maxwell-json").normalize(message, contract)
+    assert format(event.after["price"], "f") == decoded
+
+
+def test_a_plain_json_number_beyond_a_decimal_columns_scale_is_refused() -> None:
+    contract = parse_contract(_PLAIN_DECIMALS)
+    text = '{"database":"db","table":"p","type":"insert","ts":1,"data":{"id":1,"price":1.23456}}'
+    message = Message(value=parse_document(text, "m"), where="m")
+    with pytest.raises((DecodeError, InputError), match="scale"):
+        get_format("maxwell-json").normalize(message, contract)
