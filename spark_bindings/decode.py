@@ -5,6 +5,7 @@ from __future__ import annotations
 import difflib
 import logging
 from pathlib import Path
+from collections.abc import Sequence
 from typing import Any, Final
 
 from pyspark.errors import PySparkAttributeError
@@ -13,6 +14,7 @@ from pyspark.sql import functions as F
 
 from contracts.contract import Contract
 from contracts.formats._typing import TEXT_WHITESPACE
+from contracts.routing import Unmatched
 from spark_bindings.build import decoder_for
 from spark_bindings.context import Context
 from spark_bindings.expressions import Problem, problem_text, stripped
@@ -43,14 +45,23 @@ _LOG = logging.getLogger(__name__)
 
 def decode_changes(
     df: DataFrame,
-    contract: Contract | str | Path,
+    contract: Contract | str | Path | Sequence[Contract | str | Path],
     *,
     value_col: str = "value",
     key_col: str = "key",
     drop_control_records: bool = False,
+    table_include: str | None = None,
+    database_include: str | None = None,
+    unmatched: Unmatched = "error",
     **options: Any,
 ) -> DataFrame:
     """Decode a Kafka-shaped DataFrame (binary or string ``value``/``key``) with a contract.
+
+    Several contracts (a list, or a directory of contract files) decode a multi-table topic:
+    each message with its table's contract, in ONE feed whose ``key``/``before``/``after``
+    hold every contract's columns (see :func:`spark_bindings.routing.decode_changes_by_table`
+    for one feed per table, and for ``table_include``/``database_include``/``unmatched``,
+    which also apply to one contract).
 
     Output: ``op, table, key, before, after, ts_ms, source_ts_ms, position``, every other input
     column unchanged, ``_control`` (tombstone/heartbeat/ddl/... or null) and ``_error`` (null
@@ -70,6 +81,26 @@ def decode_changes(
 
     _check_options(options)
     _check_column_names(df, value_col, key_col)
+    routed = table_include is not None or database_include is not None
+    if routed or unmatched != "error" or _several(contract):
+        from spark_bindings.routing import decode_changes_by_table, union_feed
+
+        if options:
+            raise ValueError("decoding several tables takes JSON formats only (no Avro options)")
+        feeds = decode_changes_by_table(
+            df,
+            contract
+            if isinstance(contract, Sequence) and not isinstance(contract, str)
+            else [contract],
+            table_include=table_include,
+            database_include=database_include,
+            unmatched=unmatched,
+            value_col=value_col,
+            key_col=key_col,
+            drop_control_records=drop_control_records,
+        )
+        return union_feed(feeds)
+    assert not isinstance(contract, Sequence) or isinstance(contract, str)
     ctx = Context(as_contract(contract))
     name = ctx.contract.format
     if wants_avro(ctx.contract, options):
@@ -100,10 +131,25 @@ AVRO_OPTIONS: Final = frozenset(
 )
 
 
+def _several(contract: object) -> bool:
+    """Whether ``contract`` names several contracts: a list, or a directory."""
+    if isinstance(contract, str | Path):
+        return Path(contract).is_dir()
+    return isinstance(contract, Sequence)
+
+
 def _check_options(options: dict[str, Any]) -> None:
     """A misspelt option is an error, not silently ignored (``drop_control=True`` would
     otherwise keep the control records)."""
-    known = [*AVRO_OPTIONS, "value_col", "key_col", "drop_control_records"]
+    known = [
+        *AVRO_OPTIONS,
+        "value_col",
+        "key_col",
+        "drop_control_records",
+        "table_include",
+        "database_include",
+        "unmatched",
+    ]
     for name in options:
         if name not in AVRO_OPTIONS:
             close = difflib.get_close_matches(name, known, n=1)
