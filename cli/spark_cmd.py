@@ -7,11 +7,16 @@ import re
 import sys
 import warnings
 from pathlib import Path
-from typing import Annotated, Any, Final
+from typing import TYPE_CHECKING, Annotated, Any, Final
 
 import typer
 
-from cli.common import OutputMode, guard_output_dir, print_json, table
+from cli.common import OutputMode, guard_output_dir, print_json
+from cli.common import table as table_
+from cli.infer_cmd import DatabaseRegex, TableRegex, UnmatchedMode, UnmatchedOpt
+
+if TYPE_CHECKING:
+    from contracts.routing import Unmatched
 
 
 class Part(enum.StrEnum):
@@ -101,7 +106,14 @@ def spark_schema_cmd(
 def decode_cmd(
     ctx: typer.Context,
     contract: Annotated[
-        Path, typer.Option("--contract", "-c", metavar="FILE", help="Contract file (YAML).")
+        list[Path],
+        typer.Option(
+            "--contract",
+            "-c",
+            metavar="FILE",
+            help="Contract file (YAML), or a directory of them; repeat -c for a topic of "
+            "several tables (one Parquet directory per table under --output).",
+        ),
     ],
     input_: Annotated[
         list[Path],
@@ -170,6 +182,9 @@ def decode_cmd(
             "inside an input or the contract.",
         ),
     ] = False,
+    table: TableRegex = None,
+    database: DatabaseRegex = None,
+    unmatched: UnmatchedOpt = None,
 ) -> None:
     """Decode messages with a contract into the canonical change feed, written as Parquet.
 
@@ -179,8 +194,18 @@ def decode_cmd(
     from spark_bindings.inputs import input_layout
 
     check_master(master)
-    c = load_contract(contract)
-    guard_output_dir(output, [*input_, contract], overwrite)
+    routed = table is not None or database is not None or unmatched is not None
+    if routed or len(contract) > 1 or contract[0].is_dir():
+        source = ctx.get_parameter_source("registry")
+        typed = source is not None and source.name == "COMMANDLINE"
+        _decode_tables(
+            contract, input_, output, input_format, master, table, database, unmatched,
+            drop_control_records, output_format, overwrite,
+            avro_flags=bool(subject or encoding is Encoding.avro or (registry and typed)),
+        )  # fmt: skip
+        return
+    c = load_contract(contract[0])
+    guard_output_dir(output, [*input_, *contract], overwrite)
     paths = [str(p) for p in input_]
     layout = input_layout(paths, input_format.value)
     source = ctx.get_parameter_source("registry")
@@ -214,8 +239,128 @@ def decode_cmd(
         return
     # the path on a line of its own: a table title would wrap it at the table's width
     typer.echo(f"{summary['rows']} rows → {output}")
-    table(None, ["op / kind", "rows"], [[k, v] for k, v in sorted(counts.items())])
+    table_(None, ["op / kind", "rows"], [[k, v] for k, v in sorted(counts.items())])
     typer.echo(f"errors: {summary['errors']}")
+
+
+def _decode_tables(
+    given: list[Path],
+    input_: list[Path],
+    output: Path,
+    input_format: InputFormat,
+    master: str,
+    table: str | None,
+    database: str | None,
+    unmatched: UnmatchedMode | None,
+    drop_control_records: bool,
+    output_format: OutputMode,
+    overwrite: bool,
+    *,
+    avro_flags: bool,
+) -> None:
+    """``spark decode`` routed by table (several contracts, a directory, --table/--database or
+    --unmatched): each message with its table's contract, as ``normalize`` routes it; one
+    Parquet directory per contract under ``output`` (named as ``infer --split-by-table`` names
+    contract files) and ``_rest`` for every other row (skipped, unmatched, naming no table)."""
+    from contracts.errors import InputError
+    from spark_bindings.inputs import input_layout
+    from spark_bindings.routing import routing_of
+
+    mode: Unmatched | None = None if unmatched is None else unmatched.value
+    # one per table, one format, the filters compiled: all checked before Spark starts
+    routing, ordered = routing_of(
+        given, table_include=table, database_include=database, unmatched=mode
+    )
+    if avro_flags:
+        raise InputError(
+            "routing by table reads JSON messages only: --encoding avro, --subject and "
+            "--registry do not apply"
+        )
+    dirs = _table_dirs(ordered)
+    guard_output_dir(output, [*input_, *given], overwrite)
+    paths = [str(p) for p in input_]
+    layout = input_layout(paths, input_format.value)
+
+    from spark_bindings.inputs import read_input
+    from spark_bindings.progress import spark_task_progress
+    from spark_bindings.routing import decode_changes_by_table
+    from spark_bindings.session import command_session
+    from spark_bindings.storage import feed_counts, write_parquet
+
+    summaries: dict[str, dict[str, Any]] = {}
+    with command_session("cdc-contracts-decode", master) as spark:
+        df = read_input(spark, paths, layout, ordered[0].format)
+        feeds = decode_changes_by_table(
+            df,
+            ordered if routing.routes is not None else ordered[:1],
+            table_include=table,
+            database_include=database,
+            unmatched=mode,
+            drop_control_records=drop_control_records,
+        )
+        if output.exists() and overwrite:
+            import shutil
+
+            shutil.rmtree(output) if output.is_dir() else output.unlink()
+        parts = {
+            **{dirs[k]: (k, f) for k, f in feeds.tables.items()},
+            REST_DIR: (REST_DIR, feeds.rest),
+        }
+        for name, (key, feed) in parts.items():
+            where = output / name
+            with spark_task_progress(spark, f"decoding {key}"):
+                write_parquet(feed, str(where))
+                counts = feed_counts(spark.read.parquet(str(where)))
+            summaries[key] = {
+                "output": str(where),
+                "rows": sum(counts.values()),
+                "counts": dict(sorted(counts.items())),
+                "errors": counts.get("error", 0),
+            }
+    rest = summaries.pop(REST_DIR)
+    every = [*summaries.values(), rest]
+    summary: dict[str, Any] = {
+        "output": str(output),
+        "rows": sum(t["rows"] for t in every),
+        "errors": sum(t["errors"] for t in every),
+        "skipped": rest["counts"].get("control:skipped", 0),
+        "tables": summaries,
+        "rest": rest,
+    }
+    if output_format is OutputMode.json:
+        print_json(summary)
+        return
+    typer.echo(f"{summary['rows']} rows → {output}")
+    rows = [
+        [name, t["rows"], t["errors"], t["counts"].get("control:skipped", 0)]
+        for name, t in [*sorted(summaries.items()), ("(rest)", rest)]
+    ]
+    table_(None, ["table", "rows", "errors", "skipped"], rows)
+    typer.echo(f"errors: {summary['errors']}, skipped: {summary['skipped']}")
+
+
+def _table_dirs(contracts: list[Any]) -> dict[str, str]:
+    """The output directory of each contract's table (by its per-table key): the name ``infer
+    --split-by-table`` gives its contract file, without ``.yaml``; two alike are an error."""
+    from cli.infer_cmd import _file_stem
+    from contracts.errors import InputError
+    from contracts.routing import table_key
+
+    dirs: dict[str, str] = {}
+    for c in contracts:
+        stem = _file_stem(c.table_id)
+        clash = [k for k, d in dirs.items() if d == stem]
+        if clash:
+            raise InputError(
+                f"the tables {clash[0]} and {table_key(c.table_id)} would share the output "
+                f"directory {stem}: decode them in separate runs"
+            )
+        dirs[table_key(c.table_id)] = stem
+    return dirs
+
+
+#: The directory of the rows no contract decodes (Spark's readers skip ``_`` names).
+REST_DIR: Final = "_rest"
 
 
 def _avro_options(

@@ -44,7 +44,7 @@ from contracts.events import ChangeEvent, ControlRecord, Normalized, TableId
 from contracts.formats import detect_format, formats_reading, get_format
 from contracts.formats.base import Format, Inference, InferOptions, Message, Violation
 from contracts.io import STDIN, ErrorSink, input_name, is_stdin, read_messages, sniff_kind
-from contracts.routing import NO_TABLE, Routing, table_key
+from contracts.routing import NO_TABLE, Decision, Routing, table_key
 
 MessageWrapper = Callable[[Iterator[Message]], Iterator[Message]]
 
@@ -443,28 +443,25 @@ def _route(fmt: Format, message: Message, routing: Routing, contract: Contract |
         return _Route(NO_TABLE, refused=_violation_of(err, message))
     except Exception as err:
         return _Route(NO_TABLE, refused=_bug(err, message))
-    key = table_key(table)
-    if not routing.filter.keeps(table):
-        return _Route(key, table=table, skip=True)
-    routes = routing.routes
-    if routes is None:
-        return _Route(key, contract, table)
-    if table is None:
-        return _Route(key, untabled=True)
-    found = routes.contract_for(table)
-    if found is not None:
-        return _Route(key, found, table)
-    return _unmatched(table, message, routing)
+    return _routed(routing.decide(table), table, message, contract)
+
+
+def _routed(
+    decision: Decision, table: TableId | None, message: Message, contract: Contract | None
+) -> _Route:
+    if decision.refused is not None:
+        violation = Violation(message.where, "$", "unmatched-table", decision.refused)
+        return _Route(decision.key, refused=violation)
+    if decision.skip:
+        return _Route(decision.key, table=table, skip=True)
+    if decision.untabled:
+        return _Route(decision.key, untabled=True)
+    return _Route(decision.key, decision.contract or contract, table)
 
 
 def _unmatched(table: TableId | None, message: Message, routing: Routing) -> _Route:
     """A message of a table no contract names: skipped, or refused (``routing.unmatched``)."""
-    key = table_key(table)
-    if routing.unmatched == "skip":
-        return _Route(key, table=table, skip=True)
-    assert routing.routes is not None
-    reason = routing.routes.unmatched_reason(table)
-    return _Route(key, refused=Violation(message.where, "$", "unmatched-table", reason))
+    return _routed(routing.unmatched_decision(table), table, message, None)
 
 
 #: A judgement standing for "skipped" (``--unmatched skip`` of a message without a table).

@@ -181,3 +181,40 @@ class Routing:
     @property
     def active(self) -> bool:
         return self.filter.active or self.routes is not None
+
+    def decide(self, table: TableId | None) -> Decision:
+        """Where the messages of ``table`` (None: a message naming no table) go. The one rule
+        both the core's pipeline and Spark's ``decode_changes`` apply."""
+        key = table_key(table)
+        if not self.filter.keeps(table):
+            return Decision(key, skip=True)
+        if self.routes is None:
+            return Decision(key)
+        if table is None:
+            return Decision(key, untabled=True)
+        found = self.routes.contract_for(table)
+        if found is not None:
+            return Decision(key, found)
+        return self.unmatched_decision(table)
+
+    def unmatched_decision(self, table: TableId | None) -> Decision:
+        """A message of a table no contract names (None: a row change naming no table):
+        skipped, or refused with the ``unmatched-table`` text."""
+        key = table_key(table)
+        if self.unmatched == "skip":
+            return Decision(key, skip=True)
+        assert self.routes is not None
+        return Decision(key, refused=self.routes.unmatched_reason(table))
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """Where one table's messages go: ``key`` (the per-table count key), and either its
+    ``contract`` (None: the run's one contract), or skipped, or ``refused`` (why), or
+    ``untabled`` (it names no table: control records pass, row changes are unmatched)."""
+
+    key: str
+    contract: Contract | None = None
+    skip: bool = False
+    refused: str | None = None
+    untabled: bool = False

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import difflib
 import logging
-from pathlib import Path
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any, Final
 
 from pyspark.errors import PySparkAttributeError
@@ -52,7 +52,7 @@ def decode_changes(
     drop_control_records: bool = False,
     table_include: str | None = None,
     database_include: str | None = None,
-    unmatched: Unmatched = "error",
+    unmatched: Unmatched | None = None,
     **options: Any,
 ) -> DataFrame:
     """Decode a Kafka-shaped DataFrame (binary or string ``value``/``key``) with a contract.
@@ -82,7 +82,7 @@ def decode_changes(
     _check_options(options)
     _check_column_names(df, value_col, key_col)
     routed = table_include is not None or database_include is not None
-    if routed or unmatched != "error" or _several(contract):
+    if routed or unmatched is not None or _several(contract):
         from spark_bindings.routing import decode_changes_by_table, union_feed
 
         if options:

@@ -5,11 +5,12 @@ The same semantics as the core's :mod:`contracts.routing` (``validate``/``normal
 - a message's table is read with the parts its format's :class:`~contracts.formats.spec.Table`
   rule names (the decoder's own :meth:`~spark_bindings.build.SpecDecoder.table`, over a parse
   of those parts only, without the contract fallback);
-- ``table_include`` / ``database_include`` are regular expressions that must match the WHOLE
-  table / database name (Flink's ``canal-json.table.include``); a message they do not keep is
-  skipped;
-- a message of a table no contract names is an error (``_error`` holds the core's
-  ``unmatched-table`` text) or, with ``unmatched="skip"``, skipped;
+- where a table's messages go is :meth:`contracts.routing.Routing.decide` itself (a Python UDF
+  over the table struct, remembered per table): the ``table_include`` / ``database_include``
+  filters (Python regular expressions matching the WHOLE name, as Flink's
+  ``canal-json.table.include``), the contract of each table, and what a message of a table no
+  contract names is (an error whose ``_error`` is the core's ``unmatched-table`` text, or with
+  ``unmatched="skip"`` skipped) are never restated here;
 - a skipped message is a row with ``_control = "skipped"`` (no images), never dropped
   silently: rows in = rows out (Canal: one per element of ``data``) and
   :func:`~spark_bindings.storage.feed_counts` counts them as ``control:skipped``.
@@ -24,17 +25,28 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
-from pyspark.sql.types import DataType, StructField, StructType, VariantType
+from pyspark.sql.types import (
+    BooleanType,
+    DataType,
+    IntegerType,
+    StringType,
+    StructField,
+    StructType,
+    VariantType,
+)
 
 from contracts.contract import Contract
 from contracts.errors import InputError, SchemaError
+from contracts.events import TableId
 from contracts.routing import (
+    NO_TABLE,
     UNMATCHED_CHOICES,
     Routes,
+    Routing,
     TableFilter,
     Unmatched,
     contract_files,
@@ -75,16 +87,38 @@ def load_contracts(*paths: str | Path) -> list[Contract]:
 
 
 def routes_of(contracts: Sequence[ContractLike]) -> Routes:
-    """The routes of several contracts: one per table, one format (else a ContractsError)."""
+    """The routes of several contracts (objects, files, directories of files), as ``validate``
+    reads them: one per table, one format (else a ContractsError naming the file)."""
     loaded: list[tuple[Contract, str]] = []
     for item in contracts:
         if isinstance(item, Contract):
             loaded.append((item, f"contract {item.name}"))
-        elif Path(item).is_dir():
-            loaded += [(c, f"contract {c.name}") for c in load_contracts(item)]
         else:
-            loaded.append((as_contract(item), str(item)))
+            loaded += [(as_contract(p), str(p)) for p in contract_files([Path(item)])]
     return Routes.of(loaded)
+
+
+def routing_of(
+    contracts: Sequence[ContractLike] | str | Path,
+    *,
+    table_include: str | None = None,
+    database_include: str | None = None,
+    unmatched: Unmatched | None = None,
+) -> tuple[Routing, list[Contract]]:
+    """The core's :class:`~contracts.routing.Routing` of a decode, as ``validate``/``normalize``
+    build it, and its contracts in table order. One contract (not a directory) without
+    ``unmatched`` is a single-contract run (filters aside); otherwise each message is routed to
+    its table's contract."""
+    if unmatched is not None and unmatched not in UNMATCHED_CHOICES:
+        raise ValueError(f"unmatched={unmatched!r}: expected 'error' or 'skip'")
+    keep = TableFilter.of(database_include, table_include)
+    given = [contracts] if isinstance(contracts, str | Path) else list(contracts)
+    single = len(given) == 1 and not (isinstance(given[0], str | Path) and Path(given[0]).is_dir())
+    if single and unmatched is None:
+        return Routing(keep), [as_contract(given[0])]
+    routes = routes_of(given)
+    ordered = [routes.by_table[t] for t in sorted(routes.by_table, key=table_key)]
+    return Routing(keep, routes, unmatched or "error"), ordered
 
 
 def decode_changes_by_table(
@@ -93,7 +127,7 @@ def decode_changes_by_table(
     *,
     table_include: str | None = None,
     database_include: str | None = None,
-    unmatched: Unmatched = "error",
+    unmatched: Unmatched | None = None,
     value_col: str = "value",
     key_col: str = "key",
     drop_control_records: bool = False,
@@ -101,40 +135,40 @@ def decode_changes_by_table(
     """Decode a multi-table topic: each message with the contract of its table.
 
     ``contracts``: contracts (objects or files) or directories of them; one per table, all of
-    one format. ``table_include``/``database_include``: full-match regular expressions (a
-    message they do not keep is skipped). ``unmatched``: ``"error"`` (default) or ``"skip"``
-    for a message of a table no contract names. JSON formats only. The input is read once per
-    contract plus once for the rest: cache it first when it is expensive to read.
+    one format. ``table_include``/``database_include``: regular expressions (Python's syntax)
+    that must match the whole name (a message they do not keep is skipped). ``unmatched``:
+    ``"error"`` (the default with several contracts) or ``"skip"`` for a message of a table no
+    contract names. Where each table goes is decided by the core's
+    :meth:`contracts.routing.Routing.decide` (a Python UDF, cached per table). JSON formats
+    only. The input is read once per contract plus once for the rest: cache it first when it
+    is expensive to read.
     """
     from spark_bindings.decode import decode_changes
 
-    routes = routes_of([contracts] if isinstance(contracts, str | Path) else contracts)
-    if unmatched not in UNMATCHED_CHOICES:
-        raise ValueError(f"unmatched={unmatched!r}: expected 'error' or 'skip'")
-    keep = TableFilter.of(database_include, table_include)
-    _check_json(routes)
-    ordered = [routes.by_table[t] for t in sorted(routes.by_table, key=table_key)]
+    routing, ordered = routing_of(
+        contracts,
+        table_include=table_include,
+        database_include=database_include,
+        unmatched=unmatched,
+    )
+    _check_json(ordered)
     routed = _with_route(df, ordered[0], value_col)
-    route = F.col(ROUTE_COL)
-    kept = _keeps(route, keep)
+    routed = routed.select("*", _decider(routing, ordered)(F.col(ROUTE_COL)).alias(DECISION_COL))
+    decision = F.col(DECISION_COL)
     tables: dict[str, DataFrame] = {}
-    taken = F.lit(False)
-    for contract in ordered:
-        mine = _is(route, contract) & kept
-        taken = taken | mine
+    for i, contract in enumerate(ordered):
+        mine = decision["index"] == F.lit(i)
         tables[table_key(contract.table_id)] = decode_changes(
-            routed.where(mine).drop(ROUTE_COL),
+            routed.where(mine).drop(ROUTE_COL, DECISION_COL),
             contract,
             value_col=value_col,
             key_col=key_col,
             drop_control_records=drop_control_records,
         )
     rest = _rest(
-        routed.where(~taken),
-        routes,
+        routed.where(decision["index"].isNull()),
+        routing,
         ordered[0],
-        keep,
-        unmatched,
         value_col,
         key_col,
         drop_control_records,
@@ -142,13 +176,52 @@ def decode_changes_by_table(
     return TableFeeds(tables, rest)
 
 
-def _check_json(routes: Routes) -> None:
+#: Working column: where the core's routing sends a message (see :data:`DECISION_TYPE`).
+DECISION_COL: Final = "__cdc_decision"
+#: :class:`contracts.routing.Decision` as a Spark struct; ``index``: the position of the
+#: message's contract in table order (null: no contract decodes it).
+DECISION_TYPE: Final = StructType(
+    [
+        StructField("key", StringType()),
+        StructField("index", IntegerType()),
+        StructField("skip", BooleanType()),
+        StructField("refused", StringType()),
+        StructField("untabled", BooleanType()),
+    ]
+)
+
+
+def _decider(routing: Routing, ordered: Sequence[Contract]) -> Any:
+    """A UDF of a message's table struct: ``routing.decide`` of that table, remembered per
+    table (a topic holds few tables, so the Python call is made once per table and worker)."""
+    index = {c.table_id: i for i, c in enumerate(ordered)}
+    one = routing.routes is None
+    known: dict[tuple[str | None, ...], tuple[object, ...]] = {}
+
+    def decide(table: Any) -> tuple[object, ...]:
+        parts = (None, None, None) if table is None else (table[0], table[1], table[2])
+        got = known.get(parts)
+        if got is None:
+            tid = TableId(*parts)
+            d = routing.decide(tid if tid.qualified() else None)
+            at: int | None = None
+            if d.contract is not None:
+                at = index[d.contract.table_id]
+            elif one and not d.skip:  # the run's one contract
+                at = 0
+            got = known[parts] = (d.key, at, d.skip, d.refused, d.untabled)
+        return got
+
+    return F.udf(decide, DECISION_TYPE, useArrow=True)
+
+
+def _check_json(contracts: Sequence[Contract]) -> None:
     from spark_bindings.avro import avro_records, wants_avro
 
-    avro = [c.name for c in routes.by_table.values() if wants_avro(c, {})]
-    if avro_records(routes.format) or avro:
+    name = contracts[0].format
+    if avro_records(name) or any(wants_avro(c, {}) for c in contracts):
         raise InputError(
-            f"{routes.format} values are Avro: routing each message by its table reads JSON "
+            f"{name} values are Avro: routing each message by its table reads JSON "
             "messages only (decode each table's topic with its own contract)"
         )
 
@@ -188,53 +261,26 @@ def _with_route(df: DataFrame, contract: Contract, value_col: str) -> DataFrame:
     return frame.df.select(*[F.col(quoted(c)) for c in df.columns], table.alias(ROUTE_COL))
 
 
-def _key(route: Column) -> Column:
-    """The table's per-table key (``db.schema.name``, empty parts left out; null: none)."""
-    parts = F.array(route["database"], route["schema"], route["name"])
-    joined = F.array_join(F.filter(parts, lambda p: p != F.lit("")), ".")
-    return F.nullif(joined, F.lit(""))
-
-
-def _is(route: Column, contract: Contract) -> Column:
-    t = contract.table_id
-    same = F.lit(True)
-    for part, value in (("database", t.database), ("schema", t.schema), ("name", t.name)):
-        same = same & route[part].eqNullSafe(F.lit(value))
-    return same
-
-
-def _keeps(route: Column, keep: TableFilter) -> Column:
-    """:meth:`TableFilter.keeps` as a Column: each pattern matches the whole part."""
-    out = F.lit(True)
-    for pattern, part in ((keep.database, "database"), (keep.table, "name")):
-        if pattern is not None:
-            anchored = f"^(?:{pattern.pattern})$"
-            out = out & F.coalesce(route[part].rlike(anchored), F.lit(False))
-    return out
-
-
 # --- the rest -------------------------------------------------------------------------------
 
 
 def _rest(
     routed: DataFrame,
-    routes: Routes,
+    routing: Routing,
     first: Contract,
-    keep: TableFilter,
-    unmatched: Unmatched,
     value_col: str,
     key_col: str,
     drop_control_records: bool,
 ) -> DataFrame:
     """Rows no contract decodes. A message naming no table is decoded with the first contract
-    (its parse errors and control records are its own); one naming an unmatched table is one
-    row, not decoded."""
+    (its parse errors and control records are its own; a row change is unmatched, as in the
+    core); one of a table skipped or unmatched is one row, not decoded."""
     from spark_bindings.decode import decode_changes
 
+    decision = F.col(DECISION_COL)
     route = F.col(ROUTE_COL)
-    named = _key(route).isNotNull()
     untabled = decode_changes(
-        routed.where(~named),
+        routed.where(decision["key"] == F.lit(NO_TABLE)),
         first,
         value_col=value_col,
         key_col=key_col,
@@ -243,27 +289,29 @@ def _rest(
     c = F.col
     bad = c("_error").isNotNull()
     change = ~bad & c("_control").isNull()
-    skip_all = F.lit(keep.active)
-    skipped = ~bad & (skip_all | (change & F.lit(unmatched == "skip")))
-    refused = ~bad & ~skipped & change
-    no_table = F.lit("$: " + routes.unmatched_reason(None))
-    untabled = _blanked(untabled, skipped, refused, no_table, route)
-    fields = [f for f in untabled.schema.fields if f.name != ROUTE_COL]
-    others = routed.where(named)
-    kept = _keeps(route, keep)
-    skipped = ~kept | F.lit(unmatched == "skip")
-    reason = F.concat(
-        F.lit("$: no contract names the table "),
-        _key(route),
-        F.lit(f" (contracts for: {routes.names()})"),
-    )
+    if routing.routes is None:
+        no_table_skip, no_table_refused = F.lit(False), F.lit(None).cast("string")
+    else:
+        no_table = routing.unmatched_decision(None)
+        no_table_skip, no_table_refused = F.lit(no_table.skip), F.lit(no_table.refused)
+    skipped = ~bad & (decision["skip"] | (change & decision["untabled"] & no_table_skip))
+    refused = ~bad & ~skipped & change & decision["untabled"] & no_table_refused.isNotNull()
+    untabled = _blanked(untabled, skipped, refused, _at_top(no_table_refused), route)
+    fields = [f for f in untabled.schema.fields if f.name not in (ROUTE_COL, DECISION_COL)]
+    others = routed.where(decision["key"] != F.lit(NO_TABLE))
+    reason = _at_top(decision["refused"])
     others = others.select(
-        *[_synthetic(f, route, skipped, reason, value_col, key_col) for f in fields]
+        *[_synthetic(f, route, decision["skip"], reason, value_col, key_col) for f in fields]
     )
-    out = untabled.drop(ROUTE_COL).unionByName(others)
+    out = untabled.drop(ROUTE_COL, DECISION_COL).unionByName(others)
     if drop_control_records:
         out = out.where(c("_control").isNull())
     return out
+
+
+def _at_top(reason: Column) -> Column:
+    """The core's ``unmatched-table`` violation (at ``$``) as an ``_error`` text."""
+    return F.concat(F.lit("$: "), reason)
 
 
 def _blanked(
