@@ -153,12 +153,28 @@ def test_spark_schema_of_an_unknown_format_is_refused(
     )
 
 
-def test_decode_with_a_directory_as_contract_is_a_usage_error(
+def test_decode_with_a_directory_of_no_contracts_is_a_usage_error(
     work: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """A directory is a set of contracts (one per table, as ``validate DIR``): one holding
+    none is refused before Spark starts."""
     args = _decode(work / "keep", [work / "in.jsonl"], work / "feed")
     err = _refused(args, monkeypatch)
-    assert err.strip() == f"error: {work / 'keep'}: is a directory, not a contract file"
+    assert err.strip() == f"error: {work / 'keep'}: is a directory with no contract files (*.yaml)"
+
+
+def test_decode_routing_flags_are_checked_before_spark_starts(
+    work: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    contract = work / "contract.yaml"
+    args = _decode(contract, [work / "in.jsonl"], work / "feed", "--table", "(")
+    assert "--table (: is not a regular expression" in _refused(args, monkeypatch)
+    args = _decode(contract, [work / "in.jsonl"], work / "feed", "--unmatched", "skip")
+    err = _refused([*args, "--encoding", "avro"], monkeypatch)
+    assert "routing by table reads JSON messages only" in err
+    args = _decode(contract, [work / "in.jsonl"], work / "feed", "-c", contract)
+    assert "one contract per table" in _refused(args, monkeypatch)
+    assert not (work / "feed").exists()
 
 
 @pytest.mark.parametrize(

@@ -6,15 +6,13 @@ unmatched counts and error texts, and nothing dropped (rows in = rows out + skip
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from cli.main import main
+from clirun import run
 from contracts.errors import ContractFileError, SchemaError
 from spark_bindings import decode_changes
 from spark_bindings.routing import decode_changes_by_table, load_contracts
@@ -29,16 +27,9 @@ SHARDS = FIXTURES / "debezium-json" / "paimon-mergeshards.jsonl"
 
 
 def cli(*args: str | Path) -> tuple[int, bytes, str]:
-    """``cdc-contracts ARGS`` in-process: exit status, stdout, stderr."""
-    raw, err = io.BytesIO(), io.StringIO()
-    out = io.TextIOWrapper(raw, encoding="utf-8", write_through=True)
-    code = 0
-    try:
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            main([str(a) for a in args])
-    except SystemExit as ex:
-        code = ex.code if isinstance(ex.code, int) else 0
-    return code, raw.getvalue(), err.getvalue()
+    """``cdc-contracts ARGS`` (tests/clirun.py): exit status, stdout, stderr."""
+    done = run(*args)
+    return done.code, done.out, done.err
 
 
 @pytest.fixture(scope="module")
@@ -73,14 +64,22 @@ def spark_events(feed: Any) -> list[dict[str, Any]]:
 
 
 def comparable(events: list[dict[str, Any]]) -> list[str]:
-    """Events as sorted texts (the table with all three parts; Spark orders rows freely)."""
+    """Events as sorted texts (the table with all three parts, images without nulls; Spark
+    orders rows freely)."""
     out = []
     for e in events:
         t = e["table"]
         table = {p: t.get(p) for p in ("database", "schema", "name")}
-        event = {"op": e["op"], "table": table, "before": e["before"], "after": e["after"]}
+        images = {part: _set(e[part]) for part in ("before", "after")}
+        event = {"op": e["op"], "table": table, **images}
         out.append(json.dumps(event, sort_keys=True))
     return sorted(out)
+
+
+def _set(image: dict[str, Any] | None) -> dict[str, Any] | None:
+    """An image's columns that hold a value: one feed of several contracts has every
+    contract's columns, null where the row's table has none."""
+    return None if image is None else {k: v for k, v in image.items() if v is not None}
 
 
 def by_table(events: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
@@ -229,3 +228,43 @@ def test_spark_decode_cli_writes_one_directory_per_table(
     assert summary["tables"]["mydb.product"]["counts"] == {"c": 11, "u": 6, "d": 3}
     assert summary["tables"]["mydb.orders"]["counts"] == {"c": 4, "u": 1, "d": 1, "control:ddl": 1}
     assert summary["rows"] == 27 and summary["errors"] == 0 and summary["skipped"] == 0
+
+
+def test_filters_are_the_cores_python_regular_expressions(
+    spark: Any, split: dict[str, Path]
+) -> None:
+    """A named group in Python's spelling (Java's regex has no ``(?P<..>)``): the routing rule
+    is the core's, so Spark keeps what ``normalize --table`` keeps."""
+    pattern = r"(?P<t>prod)uct"
+    code, events, err = python_events("-c", split["canal"], CANAL, "--table", pattern)
+    assert code == 0, err
+    feed = decode_changes(frame(spark, CANAL), split["canal"], table_include=pattern)
+    assert comparable(spark_events(feed)) == comparable(events)
+    assert len(events) == 20
+
+
+def test_one_contract_with_a_filter_is_a_single_contract_run(
+    spark: Any, split: dict[str, Path]
+) -> None:
+    """As ``normalize -c ONE.yaml --database mydb``: every kept message is decoded with the
+    one contract (no unmatched check); with ``unmatched`` it is routed."""
+    product = split["canal"] / "mydb.product.yaml"
+    _, events, _ = python_events("-c", product, CANAL, "--database", "mydb")
+    feed = decode_changes(frame(spark, CANAL), product, database_include="mydb")
+    assert comparable(spark_events(feed)) == comparable(events)
+    routed = decode_changes(frame(spark, CANAL), product, database_include="mydb", unmatched="skip")
+    assert feed_counts(routed) == {"c": 11, "u": 6, "d": 3, "control:skipped": 4}
+
+
+def test_spark_decode_cli_unmatched_skip_text(split: dict[str, Path], tmp_path: Path) -> None:
+    out = tmp_path / "feed"
+    product = split["canal"] / "mydb.product.yaml"
+    code, stdout, err = cli(
+        "spark", "decode", "-c", product, "-i", CANAL, "-o", out,
+        "--master", "local[2]", "--unmatched", "skip",
+    )  # fmt: skip
+    assert code == 0, err
+    text = stdout.decode()
+    assert sorted(p.name for p in out.iterdir()) == ["_rest", "mydb.product"]
+    assert "errors: 0, skipped: 4" in text
+    assert text.splitlines()[0] == f"24 rows → {out}"
