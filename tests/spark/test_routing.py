@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from clirun import run
+
 from contracts.errors import ContractFileError, SchemaError
 from spark_bindings import decode_changes
 from spark_bindings.routing import decode_changes_by_table, load_contracts
