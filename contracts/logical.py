@@ -174,11 +174,10 @@ def _short(value: Any) -> str:
 
 
 def as_int(value: Any, _schema: ConnectSchema | None = None) -> int:
-    """An integer wire value (a JSON number without fraction)."""
+    """An integer wire value: a JSON integer (``1.0`` is a number with a fraction part, which
+    an integer column refuses, as Spark's JSON reader and Kafka's JsonConverter do)."""
     if isinstance(value, int) and not isinstance(value, bool):
         return value
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
     raise _fail(value, "an integer")
 
 

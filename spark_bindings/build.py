@@ -48,9 +48,11 @@ from contracts.formats.spec import (
     Only,
     Overlay,
     Path,
+    Position,
     Present,
     Time,
     condition_paths,
+    connector_keys,
     rule_paths,
 )
 from spark_bindings.context import Context
@@ -147,10 +149,8 @@ class SpecDecoder(Decoder):
         images = self.spec.images
         if images.values == "connect":
             return ctx.row_wire
-        if images.values == "text" and images.exists is not None:
-            return ctx.row_text
         if images.values == "text" or self.plain_json:
-            return MapType(S, S)  # the columns a message leaves out stay visible
+            return MapType(S, S)  # the columns a message leaves out (or adds) stay visible
         return S
 
     def leaves(self, ctx: Context) -> list[tuple[Path, DataType]]:
@@ -165,28 +165,28 @@ class SpecDecoder(Decoder):
         ]
         if spec.key.unique:
             out.append((spec.key.unique, ctx.key_wire))
-        out.append((spec.ops.at, S))
-        for rule in spec.controls:
-            out += _condition_leaves(rule.when)
-        out += [(p, VariantType()) for p in spec.table.paths().values()]
         out += [
             (t.at, S if t.text or t.unit == "iso" else L) for t in (*spec.ts_ms, *spec.source_ts_ms)
         ]
-        out += self.position_leaves()
+        out += [(p, VariantType()) for p in spec.table.paths().values()]
+        out += self.position_leaves(ctx)
+        out.append((spec.ops.at, S))
         if spec.key.record:
             out.append((spec.key.record, S))
         if spec.images.exists is not None:
-            out.append((spec.images.exists.at, ctx.row_text))
+            out.append((spec.images.exists.at, MapType(S, S)))
         out += [(p, S) for p in spec.base64]
+        for rule in spec.controls:  # last: a field a rule only asks about keeps its own type
+            out += _condition_leaves(rule.when)
         return out
 
-    def position_leaves(self) -> list[tuple[Path, DataType]]:
+    def position_leaves(self, ctx: Context) -> list[tuple[Path, DataType]]:
         rule = self.spec.position
         out: list[tuple[Path, DataType]] = [(p, S) for p in rule.named.values()]
         if not rule.at:
             return out
         if rule.by_connector is not None:
-            keys = dict.fromkeys(k for ks in rule.by_connector.values() for k in ks)
+            keys = connector_keys(rule, {}, _contract_connector(ctx))
             return out + [((*rule.at, k), S) for k in (rule.connector, *keys)]
         if rule.pairs:
             return [
@@ -269,7 +269,7 @@ class SpecDecoder(Decoder):
         if self.spec.connect is not None:
             return self.envelope_columns(df, parsed, ctx)
         if self.spec.rows is not None:
-            return self.explode_rows(df)
+            return self.explode_rows(df, ctx)
         return df
 
     def envelope_columns(self, df: Frame, parsed: Column, ctx: Context) -> Frame:
@@ -290,7 +290,7 @@ class SpecDecoder(Decoder):
             columns.append(value.alias(envelope_column(name)))
         return df.select(*keep, bad.alias(BAD_JSON_COL), *columns)
 
-    def explode_rows(self, df: Frame) -> Frame:
+    def explode_rows(self, df: Frame, ctx: Context) -> Frame:
         """One row per row change: the index and the elements of both arrays (read once here,
         not once per column by every later expression)."""
         before, after = self.spec.images.before[0], self.spec.images.after[0]
@@ -301,10 +301,12 @@ class SpecDecoder(Decoder):
         whole = [
             c for c, o in self.spec.ops.codes.items() if self.spec.images.rules(o) == (None, None)
         ]
-        if whole:  # a change of the whole table (TRUNCATE): one row, whatever the arrays hold
-            rows = F.when(
-                ~F.coalesce(F.col(PARSED_COL)[self.spec.ops.at[0]].isin(*whole), F.lit(False)), rows
-            )
+        one = F.col(PARSED_COL)[self.spec.ops.at[0]].isin(*whole) if whole else F.lit(False)
+        for rule in self.spec.controls:
+            if rule.over_op:  # a control record (Canal's DDL): one row, whatever the arrays hold
+                one = one | self.condition(rule.when, F.col(PARSED_COL), ctx)
+        # and a change of the whole table (TRUNCATE)
+        rows = F.when(~F.coalesce(one, F.lit(False)), rows)
         element = F.transform(
             rows,
             lambda i: F.struct(
@@ -432,11 +434,11 @@ class SpecDecoder(Decoder):
             out.append(Problem(self.json_path(path, ctx), "is not valid base64", bad))
         exists = spec.images.exists
         if exists is not None:
-            bad = F.lit(False)
+            flags = [F.lit(f) for f in exists.flags]
             block = self.read(j, exists.at, ctx)
-            for name in ctx.row.field_names():
-                flag = block[name]
-                bad = bad | (flag.isNotNull() & ~flag.isin(*exists.flags))
+            bad = F.coalesce(
+                F.exists(F.map_values(block), lambda v: v.isNull() | ~v.isin(*flags)), F.lit(False)
+            )
             said = f"holds a flag other than {', '.join(exists.flags)}"
             out.append(Problem(self.json_path(exists.at, ctx), said, bad))
         for path in spec.required:
@@ -652,31 +654,42 @@ class SpecDecoder(Decoder):
         exists = images.exists
         block = self.read(j, exists.at, ctx) if exists is not None else None
         side = 0 if path == images.before else 1
+        held = [F.lit(f) for f, on in (exists.flags.items() if exists else ()) if on[side]]
         for name in names:
-            if exists is not None and block is not None:
-                flags = [f for f, held in exists.flags.items() if held[side]]
-                here = F.coalesce(block[name].isin(*flags), F.lit(False))
-                raw = wire[name]
+            raw = F.try_element_at(wire, F.lit(name))
+            if block is not None:
+                flag = F.try_element_at(block, F.lit(name))
+                here = F.coalesce(flag.isin(*held), F.lit(False))
             else:
-                raw = F.try_element_at(wire, F.lit(name))
                 here = F.coalesce(F.map_contains_key(wire, F.lit(name)), F.lit(False))
             text = raw if images.null_text is None else F.when(raw != F.lit(images.null_text), raw)
-            if exists is not None:
+            if block is not None:
                 text = F.when(here, text)
             decoded = ctx.text_value(name, text, f"{where}.{name}", dialect)
             values[name] = decoded.value
             present[name] = here
             problems.extend(decoded.problems)
-        if exists is None:
-            known = [F.lit(n) for n in names]
+        known = [F.lit(n) for n in names]
+        if block is None:
             extra = F.exists(F.map_keys(wire), lambda k: ~k.isin(*known))
+        else:
+            # a column the flags put in this image must be the contract's
+            extra = F.exists(
+                F.map_entries(block), lambda e: e["value"].isin(*held) & ~e["key"].isin(*known)
+            )
+            unflagged = F.exists(F.map_keys(wire), lambda k: ~F.map_contains_key(block, k))
             problems.append(
                 Problem(
                     where,
-                    "holds a column that is not in the contract",
-                    F.coalesce(extra, F.lit(False)),
+                    "holds a column that has no exists flag",
+                    F.coalesce(unflagged & block.isNotNull(), F.lit(False)),
                 )
             )
+        problems.append(
+            Problem(
+                where, "holds a column that is not in the contract", F.coalesce(extra, F.lit(False))
+            )
+        )
         there = wire.isNotNull()
         return Side(values, present, there, problems, where)
 
@@ -801,7 +814,7 @@ class SpecDecoder(Decoder):
         assert rule.at
         block = self.position_block(j, ctx)
         if rule.by_connector is not None:
-            return connector_position(block, rule.by_connector, rule.connector, ctx)
+            return connector_position(block, rule, ctx)
         if rule.pairs:
             return pairs_position(block)
         if rule.at in self.spec.json_texts or rule.at in self.map_blocks():
@@ -870,22 +883,26 @@ def int_text(value: Column) -> Column:
     return F.when(text.rlike(r"^-?[0-9]+$"), text.try_cast("long"))
 
 
-def connector_position(
-    source: Column, by_connector: Mapping[str, tuple[str, ...]], connector_field: str, ctx: Context
-) -> Column:
-    """Debezium's position fields by connector: the contract's connector only, when it names
-    one."""
-    known = dict(by_connector)
+def _contract_connector(ctx: Context) -> str | None:
     named = ctx.contract.option("connector")
-    if isinstance(named, str) and named.lower() in known:
-        known = {named.lower(): known[named.lower()]}
-    every = tuple(dict.fromkeys(k for keys in by_connector.values() for k in keys))
-    connector = F.lower(source[connector_field])
-    out = position_map({k: source[k] for k in every})
-    for name, keys in known.items():
+    return named if isinstance(named, str) else None
+
+
+def connector_position(source: Column, rule: Position, ctx: Context) -> Column:
+    """Debezium's position fields by connector: the contract's connector's when it names one,
+    else the message's (see ``contracts.formats.spec.connector_keys``)."""
+    assert rule.by_connector is not None
+    named = _contract_connector(ctx)
+    empty = F.create_map().cast(POSITION_TYPE)
+    if named is not None and named.lower() in rule.by_connector:
+        chosen = position_map({k: source[k] for k in connector_keys(rule, {}, named)})
+        return F.when(source.isNotNull(), chosen).otherwise(empty)
+    connector = F.lower(source[rule.connector])
+    out = position_map({k: source[k] for k in connector_keys(rule, {}, None)})
+    for name, keys in rule.by_connector.items():
         chosen = position_map({k: source[k] for k in keys})
         out = F.when(connector == F.lit(name), chosen).otherwise(out)
-    return F.when(source.isNotNull(), out).otherwise(F.create_map().cast(POSITION_TYPE))
+    return F.when(source.isNotNull(), out).otherwise(empty)
 
 
 def pairs_position(props: Column) -> Column:

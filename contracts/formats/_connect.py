@@ -299,8 +299,11 @@ class ConnectEnvelopeFormat(Format):
 
     # --- hooks a format overrides ------------------------------------------------------------
 
-    def facts(self, payload: Mapping[str, Any], where: str) -> Facts:
-        """op, table, timestamps and position of one payload, as the spec says."""
+    def facts(
+        self, payload: Mapping[str, Any], where: str, contract: Contract | None = None
+    ) -> Facts:
+        """op, table, timestamps and position of one payload, as the spec says (a contract
+        naming its connector decides the position's fields)."""
         spec = self.spec
         code = at(payload, spec.ops.at)
         op, _ = spec.ops.read(code)
@@ -312,7 +315,9 @@ class ConnectEnvelopeFormat(Format):
             table=table or TableId(),
             ts_ms=read_time(spec.ts_ms, payload, where, "$.payload"),
             source_ts_ms=read_time(spec.source_ts_ms, payload, where, "$.payload"),
-            position=read_position(spec.position, payload, where, "$.payload"),
+            position=read_position(
+                spec.position, payload, where, "$.payload", connector=_connector(contract)
+            ),
         )
 
     def payload_table(self, payload: Mapping[str, Any], where: str) -> TableId | None:
@@ -424,7 +429,7 @@ class ConnectEnvelopeFormat(Format):
 
     def image(self, payload: Mapping[str, Any], name: str, decoder: ValueDecoder) -> Any:
         value = payload.get(name)
-        if value is None or (self.empty_image_is_absent and value == {}):
+        if value is None or (self.empty_image_is_absent and _empty(value)):
             return None
         return decoder(value, payload_path(name))
 
@@ -462,8 +467,12 @@ class ConnectEnvelopeFormat(Format):
             )
             control = self.control_of(payload, plan)
             if control is not None:
+                # a control record's times are read as a change's: one that is not an
+                # integer makes the message bad (Spark's typed parse refuses it too)
+                for times in (self.spec.ts_ms, self.spec.source_ts_ms):
+                    read_time(times, payload, where, "$.payload")
                 return [control]
-            facts = self.facts(payload, where)
+            facts = self.facts(payload, where, contract)
             after = self.image(payload, self.after_field, plan.after_decoder)
             before = self.image(payload, self.before_field, plan.before_decoder)
             key = self.event_key(message, payload, plan, contract, after or before)
@@ -807,7 +816,7 @@ class ConnectEnvelopeFormat(Format):
             return [*out, Violation(where, path, "envelope", err.what)]
         for name in (self.before_field, self.after_field):
             image = payload.get(name)
-            if image is None or (self.empty_image_is_absent and image == {}):
+            if image is None or (self.empty_image_is_absent and _empty(image)):
                 continue
             out.extend(self._check_image(image, contract, where, f"$.payload.{name}"))
         return out
@@ -982,6 +991,16 @@ def row_drift(got: ConnectSchema, want: ConnectSchema, path: str) -> list[tuple[
     if not out and got.field_names() != want.field_names():
         out.append((f"{path}.fields", "schema-drift", f"{label} columns are in a different order"))
     return out
+
+
+def _empty(image: Any) -> bool:
+    """An image of no values (``{}``, or every column null): Arcion's "no image"."""
+    return isinstance(image, dict) and all(v is None for v in image.values())
+
+
+def _connector(contract: Contract | None) -> str | None:
+    named = contract.option("connector") if contract is not None else None
+    return named if isinstance(named, str) else None
 
 
 def is_envelope_schema(schema: Any, required: Iterable[str]) -> bool:

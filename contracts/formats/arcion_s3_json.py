@@ -41,6 +41,7 @@ from contracts.formats.base import (
     Message,
     Violation,
     require_dict,
+    tombstone,
 )
 from contracts.formats.spec import (
     Exists,
@@ -215,6 +216,8 @@ class ArcionS3Json(Format):
         count = 0
         for message in messages:
             count += 1
+            if message.value is None:  # a tombstone: nothing to infer from
+                continue
             change = parse_change(message)
             seen.see(change.table, message.where)
             types.declare(change.columns)
@@ -245,6 +248,8 @@ class ArcionS3Json(Format):
         return Derived(key=None, value=value)
 
     def validate(self, message: Message, contract: Contract) -> list[Violation]:
+        if message.value is None:
+            return []  # a tombstone
         where = message.where
         try:
             change = parse_change(message)
@@ -285,6 +290,8 @@ class ArcionS3Json(Format):
         return found
 
     def normalize(self, message: Message, contract: Contract | None = None) -> list[Normalized]:
+        if message.value is None:
+            return [tombstone(message)]
         change = parse_change(message)
         codec = RowCodec.of(contract) if contract is not None else None
         before = decode_located(codec, change.before, "$.before", message.where)

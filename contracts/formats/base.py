@@ -21,7 +21,7 @@ import orjson
 
 from contracts.contract import Contract
 from contracts.errors import InputError, SchemaError
-from contracts.events import Normalized, TableId
+from contracts.events import ControlRecord, Normalized, TableId
 from contracts.formats.spec import FormatSpec
 from contracts.jsonnumbers import as_written
 from contracts.schema import ConnectSchema, parse_connect
@@ -232,6 +232,13 @@ class SchemaCache:
 
     def __len__(self) -> int:
         return len(self._schemas)
+
+
+def tombstone(message: Message) -> ControlRecord:
+    """A message whose value is null (or empty, or JSON ``null``): a Kafka tombstone, whatever
+    the format (as every path reads it)."""
+    key = message.key if isinstance(message.key, dict) else None
+    return ControlRecord("tombstone", "value is null", key=key)
 
 
 def counted(kinds: Counter[str]) -> dict[str, int]:

@@ -58,6 +58,7 @@ from contracts.formats.base import (
     SchemaVersionSeen,
     Violation,
     require_dict,
+    tombstone,
 )
 from contracts.formats.spec import (
     CANAL_TEXT,
@@ -556,6 +557,8 @@ class CanalJson(Format):
         partial = False
         for message in messages:
             count += 1
+            if message.value is None:  # a tombstone: nothing to infer from
+                continue
             msg = parse_canal(message)
             if msg.is_ddl:
                 ddl += 1
@@ -659,6 +662,8 @@ class CanalJson(Format):
         return Derived(key=None, value=value)
 
     def validate(self, message: Message, contract: Contract) -> list[Violation]:
+        if message.value is None:
+            return []  # a tombstone
         where = message.where
         try:
             msg = parse_canal(message)
@@ -703,6 +708,8 @@ class CanalJson(Format):
         return table if table is not None and table.qualified() else None
 
     def normalize(self, message: Message, contract: Contract | None = None) -> list[Normalized]:
+        if message.value is None:
+            return [tombstone(message)]
         msg = parse_canal(message)
         if msg.is_ddl:
             return [ControlRecord("ddl", f"{msg.type}: {msg.sql}".strip(), msg.table)]

@@ -45,6 +45,7 @@ from contracts.formats.base import (
     Message,
     Violation,
     require_dict,
+    tombstone,
 )
 from contracts.formats.spec import (
     FormatSpec,
@@ -224,6 +225,8 @@ class OpencdcJson(Format):
         count = 0
         for message in messages:
             count += 1
+            if message.value is None:  # a tombstone: nothing to infer from
+                continue
             record = parse_record(message)
             if record.table.name:
                 seen.see(record.table, message.where)
@@ -287,6 +290,8 @@ class OpencdcJson(Format):
         return Derived(key=None, value=value)
 
     def validate(self, message: Message, contract: Contract) -> list[Violation]:
+        if message.value is None:
+            return []  # a tombstone
         where = message.where
         try:
             record = parse_record(message)
@@ -337,6 +342,8 @@ class OpencdcJson(Format):
         return found
 
     def normalize(self, message: Message, contract: Contract | None = None) -> list[Normalized]:
+        if message.value is None:
+            return [tombstone(message)]
         record = parse_record(message)
         codec = RowCodec.of(contract) if contract is not None else None
         where = message.where

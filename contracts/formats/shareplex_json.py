@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, Final
 
 from contracts.contract import Contract
-from contracts.errors import InputError
+from contracts.errors import DecodeError, InputError
 from contracts.events import ChangeEvent, ControlKind, ControlRecord, Normalized, Op, TableId
 from contracts.formats._typing import (
     RowCodec,
@@ -41,6 +41,7 @@ from contracts.formats.base import (
     Message,
     Violation,
     require_dict,
+    tombstone,
 )
 from contracts.formats.spec import (
     FirstOf,
@@ -139,7 +140,12 @@ def parse_record(message: Message) -> SharePlexRecord:
         raise InputError(SPEC.unknown_op(op_text), f"{where} $.meta.op")
     data = _image(doc, "data", where)
     key = _image(doc, "key", where)
-    table = read_table(SPEC.table, doc, where)
+    try:
+        table = read_table(SPEC.table, doc, where)
+    except DecodeError:
+        if control is None:
+            raise
+        table = None  # a control record's table is read as far as it can be (as everywhere)
     return SharePlexRecord(op, control, op_text, table, data, key, meta)
 
 
@@ -203,6 +209,8 @@ class ShareplexJson(Format):
         controls: dict[str, int] = {}
         for message in messages:
             count += 1
+            if message.value is None:  # a tombstone: nothing to infer from
+                continue
             record = parse_record(message)
             if record.table is not None:
                 seen.see(record.table, message.where)
@@ -232,6 +240,8 @@ class ShareplexJson(Format):
         return Derived(key=None, value=value)
 
     def validate(self, message: Message, contract: Contract) -> list[Violation]:
+        if message.value is None:
+            return []  # a tombstone
         where = message.where
         try:
             record = parse_record(message)
@@ -254,6 +264,8 @@ class ShareplexJson(Format):
         return found
 
     def normalize(self, message: Message, contract: Contract | None = None) -> list[Normalized]:
+        if message.value is None:
+            return [tombstone(message)]
         record = parse_record(message)
         table = record.table or (_contract_table(contract) if contract else TableId())
         if record.control == "ddl":

@@ -516,8 +516,20 @@ def read_time(times: tuple[Time, ...], doc: Any, where: str, prefix: str = "$") 
     A JSON integer rule refuses any other value (:class:`DecodeError` at ``where`` and the
     path); a ``text`` rule reads a JSON integer or a string of ASCII digits and ignores
     anything else. Counts outside a signed 64-bit integer are no value."""
-    for rule in times:
-        raw = reach(doc, rule.at, where, prefix)
+    raws = [reach(doc, rule.at, where, prefix) for rule in times]
+    for rule, raw in zip(times, raws, strict=True):
+        # every field is read, not only the first that holds a value: a JSON integer field
+        # holding anything else is an error wherever it is
+        if (
+            raw is not None
+            and not rule.text
+            and rule.unit != "iso"
+            and epoch_count(raw, False) is None
+        ):
+            raise DecodeError(
+                f"expected an integer, got {json_kind(raw)}", f"{where} {_under(prefix, rule.at)}"
+            )
+    for rule, raw in zip(times, raws, strict=True):
         if raw is None:
             continue
         if rule.unit == "iso":
@@ -612,7 +624,12 @@ def position_value(value: Any) -> Any:
 
 
 def read_position(
-    rule: Position, doc: Any, where: str = "", prefix: str = "$", block: Any = None
+    rule: Position,
+    doc: Any,
+    where: str = "",
+    prefix: str = "$",
+    block: Any = None,
+    connector: str | None = None,
 ) -> dict[str, Any]:
     """The position of a message (``block``: the block already parsed, when it is a JSON
     text)."""
@@ -633,7 +650,7 @@ def read_position(
     if isinstance(source, dict):
         keys: Iterable[str]
         if rule.by_connector is not None:
-            keys = connector_keys(rule, source)
+            keys = connector_keys(rule, source, connector)
         else:
             keys = source if rule.keys is None else rule.keys
         for k in keys:
@@ -645,11 +662,17 @@ def read_position(
     return {k: v for k, v in out.items() if v is not None or rule.keep_nulls}
 
 
-def connector_keys(rule: Position, source: Mapping[str, Any]) -> tuple[str, ...]:
-    """The position keys of a Debezium-style source block, by its connector."""
+def connector_keys(
+    rule: Position, source: Mapping[str, Any], named: str | None = None
+) -> tuple[str, ...]:
+    """The position keys of a Debezium-style source block: those of the connector the contract
+    names (``named``) when it names a known one, else of the block's own connector, else every
+    connector's."""
     assert rule.by_connector is not None
-    connector = source.get(rule.connector)
     every = tuple(dict.fromkeys(k for keys in rule.by_connector.values() for k in keys))
+    if named is not None and named.lower() in rule.by_connector:
+        return rule.by_connector[named.lower()]
+    connector = source.get(rule.connector)
     if not isinstance(connector, str):
         return every
     return rule.by_connector.get(connector.lower(), every)

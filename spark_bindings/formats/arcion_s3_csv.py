@@ -19,6 +19,7 @@ from typing import Final
 
 from pyspark.sql import Column
 from pyspark.sql import functions as F
+from pyspark.sql.types import MapType, StringType
 
 from contracts.formats.arcion_s3_csv import METADATA_COLUMNS, column_names
 from spark_bindings.build import SpecDecoder
@@ -52,7 +53,9 @@ class Decoder(SpecDecoder):
     def feed(self, j: Column, key_text: Column | None, ctx: Context) -> Feed:
         names = column_names(ctx.contract)
         x = len(names)
-        cells = [j[f"c{i}"] for i in range(3 * x + 4)]
+        # an empty cell is the empty text, as Python's csv reads it (Spark's reader makes an
+        # unquoted one null whatever its options say); ``NULL`` is the spec's null_text
+        cells = [F.coalesce(j[f"c{i}"], F.lit("")) for i in range(3 * x + 4)]
         count = F.array_position(F.array(*cells), F.lit(SENTINEL)) - 1
         snapshot = count == F.lit(x)
         realtime = count == F.lit(3 * x + 3)
@@ -119,11 +122,10 @@ class Decoder(SpecDecoder):
         after_only = next(
             f for f, held in spec.images.exists.flags.items() if held == (False, True)
         )
-        after = F.struct(*[cells[i].alias(n) for i, n in enumerate(names)])
         return F.struct(
-            F.lit(None).cast(after_type(names)).alias(spec.images.before[0]),
-            after.alias(spec.images.after[0]),
-            F.struct(*[F.lit(after_only).alias(n) for n in names]).alias(spec.images.exists.at[0]),
+            F.lit(None).cast(_TEXT_MAP).alias(spec.images.before[0]),
+            _text_map(names, cells[: len(names)]).alias(spec.images.after[0]),
+            _text_map(names, [F.lit(after_only)] * len(names)).alias(spec.images.exists.at[0]),
             F.lit(insert).alias(spec.ops.at[0]),
             F.lit("{}").alias(spec.position.at[0]),
         )
@@ -133,9 +135,9 @@ class Decoder(SpecDecoder):
         spec = self.spec
         assert spec.images.exists is not None and spec.position.at
         x = len(names)
-        new = F.struct(*[cells[3 * i].alias(n) for i, n in enumerate(names)])
-        old = F.struct(*[cells[3 * i + 1].alias(n) for i, n in enumerate(names)])
-        flags = F.struct(*[F.trim(cells[3 * i + 2]).alias(n) for i, n in enumerate(names)])
+        new = _text_map(names, [cells[3 * i] for i in range(x)])
+        old = _text_map(names, [cells[3 * i + 1] for i in range(x)])
+        flags = _text_map(names, [F.trim(cells[3 * i + 2]) for i in range(x)])
         return F.struct(
             old.alias(spec.images.before[0]),
             new.alias(spec.images.after[0]),
@@ -145,6 +147,12 @@ class Decoder(SpecDecoder):
         )
 
 
-def after_type(names: list[str]) -> str:
-    """DDL of a struct of string columns."""
-    return "struct<" + ",".join(f"`{n}`:string" for n in names) + ">"
+_TEXT_MAP: Final = MapType(StringType(), StringType())
+
+
+def _text_map(names: list[str], cells: list[Column]) -> Column:
+    """``{name: cell}`` (the images and flags as the format's document holds them)."""
+    pairs: list[Column] = []
+    for name, cell in zip(names, cells, strict=True):
+        pairs += [F.lit(name), cell]
+    return F.create_map(*pairs)

@@ -79,6 +79,17 @@ class TestCdlJson(FormatSpec):
             == []
         )
 
+    def test_a_heartbeat_whose_time_is_not_an_integer_is_bad(self) -> None:
+        # as Spark's typed parse refuses it (tests/parity/fixtures/cdl-json-heartbeat-...)
+        beat = self.seed()
+        beat["payload"].update(OPERATION=None, data=None, before=None, unique=None)
+        (record,) = self.fmt.normalize(Message(beat))
+        assert isinstance(record, ControlRecord) and record.kind == "heartbeat"
+        beat["payload"]["TIMESTAMP"] = "123"
+        with pytest.raises(DecodeError, match="expected an integer") as err:
+            self.fmt.normalize(Message(beat, where="w"))
+        assert err.value.where == "w $.payload.TIMESTAMP"
+
     def test_unknown_operation(self) -> None:
         bad = self.seed()
         bad["payload"]["OPERATION"] = "UPSERT"
