@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck unit unit-fast install check-java clean bench fuzz
+.PHONY: demo test lint typecheck unit unit-fast install check-java clean bench fuzz fuzz-parity
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python >= 3.11 is required")'
@@ -42,6 +42,14 @@ FUZZ_MUTANTS ?= 5000
 FUZZ_SECONDS ?= 1800
 fuzz: install
 	$(BIN)/python tests/fuzz/fuzzing.py --mutants $(FUZZ_MUTANTS) --seconds $(FUZZ_SECONDS) --jobs 2
+
+# the differential run with thousands of generated messages per format: the Python normalize and
+# Spark's decode_changes must agree (tests/parity; `make test` runs a small fixed-seed sample)
+PARITY_EXAMPLES ?= 40
+PARITY_MESSAGES ?= 100
+fuzz-parity: check-java install
+	PARITY_EXAMPLES=$(PARITY_EXAMPLES) PARITY_MESSAGES=$(PARITY_MESSAGES) PARITY_RANDOM=1 \
+		$(BIN)/pytest -q -p no:cacheprovider tests/parity/test_differential.py
 
 bench: check-java install
 	$(BIN)/python -m benchmarks.run_all
