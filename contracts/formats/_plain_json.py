@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from contracts.contract import Contract
-from contracts.errors import InputError
+from contracts.errors import DecodeError, InputError
 from contracts.events import ChangeEvent, ControlKind, ControlRecord, Normalized, Op, TableId
 from contracts.formats._typing import (
     RowCodec,
@@ -37,6 +37,7 @@ from contracts.formats.base import (
     Violation,
     counted,
     require_dict,
+    tombstone,
 )
 from contracts.formats.spec import (
     FirstOf,
@@ -110,9 +111,13 @@ class PlainJsonFormat(Format):
         rule = spec.control_of(doc, op) if kind is None else None
         if kind is None and rule is not None:
             kind = rule.kind
-        table = read_table(spec.table, doc, where)
         if kind is not None:
+            try:
+                table = read_table(spec.table, doc, where)
+            except DecodeError:
+                table = None  # a control record's table is read as far as it can be
             return PlainMessage(table, None, kind, str(code), None, None, {}, (), doc)
+        table = read_table(spec.table, doc, where)
         if op is None:
             raise InputError(spec.ops.unknown(code), f"{where} {dotted(spec.ops.at)}")
         before_rule, after_rule = spec.images.rules(op)
@@ -166,6 +171,8 @@ class PlainJsonFormat(Format):
         changes = 0
         for message in messages:
             count += 1
+            if message.value is None:  # a tombstone: nothing to infer from
+                continue
             msg = self.parse(message)
             if msg.control is not None:
                 controls[msg.control] += 1
@@ -190,6 +197,8 @@ class PlainJsonFormat(Format):
         return Inference(contract=contract, messages=count, controls=counted(controls))
 
     def validate(self, message: Message, contract: Contract) -> list[Violation]:
+        if message.value is None:
+            return []  # a tombstone
         where = message.where
         try:
             msg = self.parse(message)
@@ -217,10 +226,15 @@ class PlainJsonFormat(Format):
         return found
 
     def normalize(self, message: Message, contract: Contract | None = None) -> list[Normalized]:
+        if message.value is None:
+            return [tombstone(message)]
         msg = self.parse(message)
         spec = self.spec
         where = message.where
         if msg.control is not None:
+            # a control record's times are read as a change's (Spark's typed parse too)
+            for times in (spec.ts_ms, spec.source_ts_ms):
+                read_time(times, msg.doc, where)
             return [ControlRecord(msg.control, msg.code, msg.table or TableId())]
         assert msg.op is not None
         codec = RowCodec.of(contract) if contract is not None else None

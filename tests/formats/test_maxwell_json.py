@@ -145,6 +145,18 @@ class TestMaxwellJson(FormatSpec):
         )
         assert violation.path == "$.data.id"
 
+    def test_control_records_and_tombstones_read_as_spark_reads_them(self) -> None:
+        # tests/parity/fixtures/maxwell-json-control-*.json: a control record's table is read as
+        # far as it can be; its time must be an integer; a null value is a tombstone
+        ddl = self.messages("maxwell-docs-insert-ddl.jsonl")[1].value
+        (record,) = self.fmt.normalize(Message({**ddl, "database": ["shop"]}))
+        assert isinstance(record, ControlRecord) and record.kind == "ddl"
+        with pytest.raises(InputError, match="expected an integer") as err:
+            self.fmt.normalize(Message({**ddl, "ts": 1.5}, where="f:1"))
+        assert err.value.where == "f:1 $.ts"
+        (record,) = self.fmt.normalize(Message(None))
+        assert isinstance(record, ControlRecord) and record.kind == "tombstone"
+
     def test_derive_envelope(self) -> None:
         derived = self.fmt.derive(load_contract(self.fixture("flink-maxwell-data.expected.yaml")))
         assert derived.key is None

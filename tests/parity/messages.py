@@ -80,6 +80,8 @@ TEMPLATES: dict[str, str] = {
     "shareplex-json": "shareplex-json/dts-examples.expected.yaml",
     "canal-json": "canal-json/flink-products.expected.yaml",
     "opencdc-json": "opencdc-json/conduit-structured.expected.yaml",
+    "maxwell-json": "maxwell-json/flink-maxwell-data.expected.yaml",
+    "ogg-json": "ogg-json/flink-ogg-data.expected.yaml",
 }
 
 EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
