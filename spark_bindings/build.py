@@ -298,14 +298,16 @@ class SpecDecoder(Decoder):
         rows = F.when(F.size(data) > 0, F.sequence(F.lit(0), F.size(data) - 1)).when(
             F.size(old) > 0, F.sequence(F.lit(0), F.size(old) - 1)
         )
+        # one row, whatever the arrays hold, for a change of the whole table (TRUNCATE), a
+        # control code (TiDB's watermark) and a control rule over the op (Canal's DDL)
         whole = [
             c for c, o in self.spec.ops.codes.items() if self.spec.images.rules(o) == (None, None)
         ]
+        whole += list(self.spec.ops.controls)
         one = F.col(PARSED_COL)[self.spec.ops.at[0]].isin(*whole) if whole else F.lit(False)
         for rule in self.spec.controls:
-            if rule.over_op:  # a control record (Canal's DDL): one row, whatever the arrays hold
+            if rule.over_op:
                 one = one | self.condition(rule.when, F.col(PARSED_COL), ctx)
-        # and a change of the whole table (TRUNCATE)
         rows = F.when(~F.coalesce(one, F.lit(False)), rows)
         element = F.transform(
             rows,

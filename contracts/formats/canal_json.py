@@ -440,7 +440,6 @@ def parse_canal(message: Message) -> CanalMessage:
     type_ = doc.get("type")
     if not isinstance(type_, str):
         raise InputError("type must be a string", f"{where} $.type")
-    table = read_table(SPEC.table, doc, where) or TableId()
     op: Op | None = None
     rows: list[tuple[Image | None, Image | None]] = []
     delete_image = None
@@ -449,10 +448,16 @@ def parse_canal(message: Message) -> CanalMessage:
         op, control = SPEC.ops.read(type_)
         if op is None and control is None:
             raise InputError(SPEC.ops.unknown(type_, ("a DDL",)), f"{where} $.type")
+    try:
+        table = read_table(SPEC.table, doc, where) or TableId()
+    except DecodeError:
         if op is not None:
-            rows, delete_image = _row_pairs(
-                op, _rows(doc, "data", where), _rows(doc, "old", where), where
-            )
+            raise
+        table = TableId()  # a control record's table is read as far as it can be
+    if op is not None:
+        rows, delete_image = _row_pairs(
+            op, _rows(doc, "data", where), _rows(doc, "old", where), where
+        )
     pk = doc.get("pkNames") or []
     if not isinstance(pk, list) or not all(isinstance(k, str) for k in pk):
         raise InputError("pkNames must be an array of column names", f"{where} $.pkNames")

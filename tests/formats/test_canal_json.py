@@ -66,6 +66,16 @@ class TestCanalJson(FormatSpec):
         with pytest.raises(InputError, match="no row changes"):
             self.fmt.infer([message], InferOptions())
 
+    def test_a_ddl_whose_table_is_not_a_string_is_still_a_ddl(self) -> None:
+        # as Spark reads it (tests/parity/fixtures/canal-json-ddl-table-not-a-string.json);
+        # a row change with such a table stays a bad message
+        (message,) = self.messages("dts-ddl.json")
+        (record,) = self.fmt.normalize(Message({**message.value, "database": ["shop"]}))
+        assert isinstance(record, ControlRecord) and record.kind == "ddl"
+        row = {"type": "INSERT", "isDdl": False, "database": 5, "table": "t", "data": [{"a": "1"}]}
+        with pytest.raises(DecodeError, match="expected a string or null"):
+            self.fmt.normalize(Message(row, where="w"))
+
     def test_both_delete_conventions(self) -> None:
         (old,) = self.fmt.normalize(self.messages("dts-delete-before-2022.json")[0])
         (new,) = self.fmt.normalize(self.messages("dts-delete-current.json")[0])
