@@ -131,6 +131,8 @@ class DebeziumJson(ConnectEnvelopeFormat):
         value = message.value
         if not isinstance(value, dict):
             return False
+        if _is_mongodb(value):
+            return False  # documents as extended JSON text: debezium-mongodb-json
         if "schema" in value and "payload" in value:
             return checked(lambda: self._is_envelope(value["schema"], value["payload"]))
         return checked(lambda: self._is_payload_only(value))
@@ -217,3 +219,10 @@ class DebeziumJson(ConnectEnvelopeFormat):
             for f in envelope.fields or ()
         ]
         return self.plan_of(envelope.replace(fields=tuple(fields), name=f"{prefix}.Envelope"))
+
+
+def _is_mongodb(value: Mapping[str, Any]) -> bool:
+    """A message of Debezium's MongoDB connector (``source.connector`` is ``mongodb``)."""
+    payload = value.get("payload") if "schema" in value else value
+    source = payload.get("source") if isinstance(payload, dict) else None
+    return isinstance(source, dict) and source.get("connector") == "mongodb"

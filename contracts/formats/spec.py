@@ -40,8 +40,8 @@ Path = tuple[str, ...]
 #: How a row image's values are written: typed by a Connect schema as Kafka's JsonConverter
 #: writes them (``connect``); every value a string read with the text rules (``text``); plain
 #: JSON scalars, strings read with the text rules (``json``); typed Avro value records the format
-#: reads itself (``avro``).
-Values = Literal["connect", "text", "json", "avro"]
+#: reads itself (``avro``); MongoDB Extended JSON documents in a string (``ejson``).
+Values = Literal["connect", "text", "json", "avro", "ejson"]
 #: The unit of a timestamp: an epoch count in ms/us/ns, or ISO-8601 text.
 TimeUnit = Literal["s", "ms", "us", "ns", "iso"]
 INT64_MIN: Final = -(2**63)
