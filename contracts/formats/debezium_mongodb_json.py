@@ -129,7 +129,7 @@ def parse_change(message: Message) -> MongoChange:
         if op == "u" and after is None:
             after = _update_image(payload, prefix)
     except DecodeError as err:
-        raise err.located(where) from None  # type: ignore[misc]
+        raise err.located(where) from None
     return MongoChange(op, table, before, after, payload, prefix)
 
 
@@ -195,7 +195,7 @@ def message_key(message: Message) -> Typed | None:
     try:
         return parse_value(key["id"], "$key.id")
     except DecodeError as err:
-        raise err.located(message.where) from None  # type: ignore[misc]
+        raise err.located(message.where) from None
 
 
 # --- inference -----------------------------------------------------------------------------------
@@ -252,8 +252,10 @@ class Shape:
     def schema(self, name: str, optional: bool, path: str, warnings: list[str]) -> ConnectSchema:
         kinds = set(self.kinds)
         if kinds == {"int32", "int64"}:
-            warnings.append(f"{path}: int32 and int64 values (first at {self.kinds['int32']} "
-                            f"and {self.kinds['int64']}): typed int64")
+            warnings.append(
+                f"{path}: int32 and int64 values (first at {self.kinds['int32']} "
+                f"and {self.kinds['int64']}): typed int64"
+            )
         optional = optional or self.nulls > 0
         kind = next(iter(sorted(kinds)), None)
         return self._schema(kind, path, warnings).replace(optional=optional, field=name)
@@ -401,8 +403,9 @@ class DebeziumMongodbJson(Format):
             change = parse_change(message)
             seen.see(change.table, message.where)
             for name, doc in (("before", change.before), ("after", change.after)):
-                if doc is None or (change.op == "u" and name == "after" and change.payload.get(
-                    "after") is None):
+                if doc is None or (
+                    change.op == "u" and name == "after" and change.payload.get("after") is None
+                ):
                     continue  # partial update images say nothing about absent fields
                 root.see(Typed("document", doc), message.where, "$", warnings)
         schema = root.schema("", False, "$", warnings) if root.documents else None
@@ -432,7 +435,9 @@ class DebeziumMongodbJson(Format):
                 struct(
                     [
                         ConnectSchema(
-                            type="array", optional=True, items=primitive("string"),
+                            type="array",
+                            optional=True,
+                            items=primitive("string"),
                             field="removedFields",
                         ),
                         json_text.as_field("updatedFields"),
@@ -477,8 +482,14 @@ class DebeziumMongodbJson(Format):
                 column = next((f for f in row.fields or () if f.field == field_name), None)
                 at = f"{path}.{field_name}"
                 if column is None:
-                    found.append(Violation(where, at, "extra-column",
-                                           f"field {field_name!r} is not in the contract"))
+                    found.append(
+                        Violation(
+                            where,
+                            at,
+                            "extra-column",
+                            f"field {field_name!r} is not in the contract",
+                        )
+                    )
                     continue
                 try:
                     decode(value, column, at)
@@ -486,8 +497,12 @@ class DebeziumMongodbJson(Format):
                     found.append(Violation(where, err.where or at, "wrong-type", err.what))
             if not partial:
                 found += [
-                    Violation(where, p, "missing-column", f"required field {p.rsplit('.', 1)[1]!r}"
-                              " is missing")
+                    Violation(
+                        where,
+                        p,
+                        "missing-column",
+                        f"required field {p.rsplit('.', 1)[1]!r} is missing",
+                    )
                     for p in _missing(doc, row, path)
                 ]
         return found
@@ -510,7 +525,7 @@ class DebeziumMongodbJson(Format):
                     return {k: _plain(v) for k, v in doc.items()}
                 return decode_document(doc, row, path)
             except DecodeError as err:
-                raise err.located(where) from None  # type: ignore[misc]
+                raise err.located(where) from None
 
         before = typed_image(change.before, "before")
         after = typed_image(change.after, "after")
@@ -544,9 +559,8 @@ def _key_value(key: Typed | None, row: ConnectSchema | None, where: str) -> dict
     try:
         return {KEY_COLUMN: decode(key, column, "$key.id")}
     except DecodeError as err:
-        raise err.located(where) from None  # type: ignore[misc]
+        raise err.located(where) from None
 
 
 def _plain(value: Typed) -> Any:
     return plain(value)
-

@@ -75,7 +75,11 @@ def _int(bounds: tuple[int, int], what: str) -> Callable[[Any, str], int]:
     return read
 
 
-_SPECIAL_DOUBLES: Final = {"Infinity": float("inf"), "-Infinity": float("-inf"), "NaN": float("nan")}
+_SPECIAL_DOUBLES: Final = {
+    "Infinity": float("inf"),
+    "-Infinity": float("-inf"),
+    "NaN": float("nan"),
+}
 
 
 def _double(inner: Any, path: str) -> float:
@@ -170,8 +174,19 @@ WRAPPERS: Final[Mapping[str, Wrapper]] = {
 
 #: Wrappers this reader does not turn into a typed value (they are refused with their name).
 UNSUPPORTED: Final = frozenset(
-    {"$regularExpression", "$regex", "$symbol", "$code", "$scope", "$dbPointer", "$minKey",
-     "$maxKey", "$undefined", "$uuid", "$ref"}
+    {
+        "$regularExpression",
+        "$regex",
+        "$symbol",
+        "$code",
+        "$scope",
+        "$dbPointer",
+        "$minKey",
+        "$maxKey",
+        "$undefined",
+        "$uuid",
+        "$ref",
+    }
 )
 
 
