@@ -50,7 +50,7 @@ from contracts.formats.spec import (
     read_table,
     read_time,
 )
-from contracts.logical import CONNECT_TIMESTAMP_NAME, DECIMAL_NAME
+from contracts.logical import CONNECT_TIMESTAMP_NAME, DECIMAL_NAME, JSON_NAME
 from contracts.schema import ConnectSchema, primitive, struct
 
 #: Debezium's MongoDB op codes.
@@ -425,7 +425,7 @@ class DebeziumMongodbJson(Format):
         )
 
     def derive(self, contract: Contract) -> Derived:
-        json_text = primitive("string", optional=True, name="io.debezium.data.Json", version=1)
+        json_text = primitive("string", optional=True, name=JSON_NAME, version=1)
         value = struct(
             [
                 json_text.as_field("before"),
