@@ -25,7 +25,13 @@ from typing import Any, ClassVar, Final
 from contracts.contract import Contract
 from contracts.errors import DecodeError, InputError
 from contracts.events import ChangeEvent, ControlRecord, Normalized, Op, TableId
-from contracts.formats._typing import TableSeen, build_contract, decimal_schema, path_of
+from contracts.formats._typing import (
+    TableSeen,
+    build_contract,
+    decimal_schema,
+    key_from,
+    path_of,
+)
 from contracts.formats.base import (
     Derived,
     Format,
@@ -36,7 +42,14 @@ from contracts.formats.base import (
     counted,
     require_dict,
 )
-from contracts.formats.ejson import Kind, Typed, parse_document, parse_value, plain
+from contracts.formats.ejson import (
+    TIMESTAMP_PARTS,
+    Kind,
+    Typed,
+    parse_document,
+    parse_value,
+    plain,
+)
 from contracts.formats.spec import (
     Connect,
     FormatSpec,
@@ -274,7 +287,7 @@ class Shape:
             return primitive("bytes")
         if kind == "timestamp":
             return struct(
-                [primitive("int64", field="t"), primitive("int64", field="i")], name=BSON_TIMESTAMP
+                [primitive("int64", field=part) for part in TIMESTAMP_PARTS], name=BSON_TIMESTAMP
             )
         if kind == "document":
             return struct(
@@ -300,14 +313,14 @@ def decode(value: Typed, schema: ConnectSchema, path: str) -> Any:
         if not schema.optional:
             raise DecodeError("null in a required column", path)
         return None
-    want = _kind_of(schema)
+    want = kind_of(schema)
     got: Kind = "string" if value.kind == "objectId" else value.kind
     if got == "int32" and want == "int64":
         got = "int64"
     if got != want:
         raise DecodeError(f"{value.kind} where the contract says {want}", path)
     if want == "document":
-        return decode_document(value.value, schema, path)
+        return decode_document(value.value, schema, path, whole=True)
     if want == "array":
         assert schema.items is not None
         return [decode(v, schema.items, f"{path}[{i}]") for i, v in enumerate(value.value)]
@@ -320,7 +333,13 @@ def decode(value: Typed, schema: ConnectSchema, path: str) -> Any:
     return value.value
 
 
-def decode_document(doc: Mapping[str, Typed], schema: ConnectSchema, path: str) -> dict[str, Any]:
+def decode_document(
+    doc: Mapping[str, Typed], schema: ConnectSchema, path: str, whole: bool = False
+) -> dict[str, Any]:
+    """A document's fields decoded as ``schema``'s; a field it does not name is an error.
+    ``whole`` (a document nested in a column, a struct value): every field of the struct,
+    absent ones null, and a required one absent is an error (a row image keeps absent columns
+    out: they are what an update left unchanged)."""
     fields = {f.field or "": f for f in schema.fields or ()}
     out: dict[str, Any] = {}
     for name, value in doc.items():
@@ -328,10 +347,17 @@ def decode_document(doc: Mapping[str, Typed], schema: ConnectSchema, path: str) 
         if column is None:
             raise DecodeError(f"field {name!r} is not in the contract", f"{path}.{name}")
         out[name] = decode(value, column, f"{path}.{name}")
+    if whole:
+        for name, column in fields.items():
+            if name not in out:
+                if not column.optional:
+                    raise DecodeError("a required field is missing", f"{path}.{name}")
+                out[name] = None
     return out
 
 
-def _kind_of(schema: ConnectSchema) -> Kind:
+def kind_of(schema: ConnectSchema) -> Kind:
+    """The BSON kind a contract column holds (``null``: none this format writes)."""
     if schema.name == DECIMAL_NAME:
         return "decimal"
     if schema.name == CONNECT_TIMESTAMP_NAME:
@@ -395,12 +421,14 @@ class DebeziumMongodbJson(Format):
         controls: Counter[str] = Counter()
         warnings: list[str] = []
         count = 0
+        wrapped = False
         for message in messages:
             count += 1
             if message.value is None:
                 controls["tombstone"] += 1
                 continue
             change = parse_change(message)
+            wrapped = wrapped or change.prefix != "$"
             seen.see(change.table, message.where)
             for name, doc in (("before", change.before), ("after", change.after)):
                 if doc is None or (
@@ -417,8 +445,14 @@ class DebeziumMongodbJson(Format):
                 "no documents in the sample (only deletes, partial updates or tombstones): "
                 "nothing to infer fields from"
             )
+        # payload-only messages (JsonConverter's schemas.enable=false), as debezium-json says it
         contract = build_contract(
-            fmt=self.name, options=options, table=seen.table, fields=fields, key=key
+            fmt=self.name,
+            options=options,
+            table=seen.table,
+            fields=fields,
+            key=key,
+            format_options=None if wrapped else {"schemas_enable": False},
         )
         return Inference(
             contract=contract, messages=count, controls=counted(controls), warnings=tuple(warnings)
@@ -529,12 +563,12 @@ class DebeziumMongodbJson(Format):
 
         before = typed_image(change.before, "before")
         after = typed_image(change.after, "after")
-        key_value = _key_value(key, row, where)
-        if key_value is None:
-            for image in (after, before):
-                if image is not None and KEY_COLUMN in image:
-                    key_value = {KEY_COLUMN: image[KEY_COLUMN]}
-                    break
+        kafka = _key_value(key, row, where)
+        if contract is not None:
+            # the contract's key columns, from the first source holding them all
+            key_value = key_from(contract.key, kafka, after, before)
+        else:
+            key_value = kafka or key_from([KEY_COLUMN], after, before)
         payload, prefix = change.payload, change.prefix
         return [
             ChangeEvent(

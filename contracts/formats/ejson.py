@@ -120,7 +120,10 @@ def _date(inner: Any, path: str) -> dt.datetime:
             f"expected {{$numberLong}}, an ISO-8601 text or milliseconds, got {json_kind(inner)}",
             path,
         )
-    return _EPOCH + dt.timedelta(milliseconds=millis)
+    try:
+        return _EPOCH + dt.timedelta(milliseconds=millis)
+    except OverflowError:
+        raise DecodeError(f"{millis} ms is outside the years 1-9999", path) from None
 
 
 def _base64(text: Any, path: str) -> bytes:
@@ -130,19 +133,24 @@ def _base64(text: Any, path: str) -> bytes:
         raise DecodeError("is not valid base64", path) from None
 
 
+#: The fields of a v2 ``$binary`` (the base64 text first) and of a ``$timestamp``.
+BINARY_PARTS: Final = ("base64", "subType")
+TIMESTAMP_PARTS: Final = ("t", "i")
+
+
 def _binary(inner: Any, path: str) -> bytes:
     """v2 ``{"base64", "subType"}``; the legacy form is ``{"$binary": "<b64>", "$type"}``
     (read by :func:`typed`, which sees both keys)."""
-    if isinstance(inner, dict) and set(inner) == {"base64", "subType"}:
+    if isinstance(inner, dict) and set(inner) == set(BINARY_PARTS):
         return _base64(inner["base64"], f"{path}.base64")
     return _base64(inner, path)
 
 
 def _timestamp(inner: Any, path: str) -> dict[str, int]:
-    if not isinstance(inner, dict) or set(inner) != {"t", "i"}:
+    if not isinstance(inner, dict) or set(inner) != set(TIMESTAMP_PARTS):
         raise DecodeError("expected {t, i}", path)
     out = {}
-    for part in ("t", "i"):
+    for part in TIMESTAMP_PARTS:
         value = inner[part]
         if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < 2**32:
             raise DecodeError("expected an unsigned 32-bit integer", f"{path}.{part}")
@@ -171,6 +179,9 @@ WRAPPERS: Final[Mapping[str, Wrapper]] = {
     "$binary": Wrapper("binary", _binary, frozenset({"$type"})),
     "$timestamp": Wrapper("timestamp", _timestamp),
 }
+
+#: BSON kind → the wrapper key that writes it.
+KEY_OF: Final[Mapping[Kind, str]] = {rule.kind: key for key, rule in WRAPPERS.items()}
 
 #: Wrappers this reader does not turn into a typed value (they are refused with their name).
 UNSUPPORTED: Final = frozenset(

@@ -17,8 +17,24 @@ from contracts.formats.base import InferOptions, Message
 from contracts.formats.ejson import parse_document, plain
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "debezium-mongodb-json"
-REALWORLD = Path(__file__).resolve().parents[2] / ".." / "shared" / "realworld" / "real_world"
 FMT = get_format("debezium-mongodb-json")
+ROOT = Path(__file__).resolve().parents[2]
+#: The shared real-world corpus: beside the checkout or beside the worktrees' parent (as
+#: tests/derive/helpers.py looks for it).
+REALWORLD = (
+    next(
+        (p for p in (ROOT.parent / "shared", ROOT.parent.parent / "shared") if p.is_dir()),
+        ROOT.parent / "shared",
+    )
+    / "realworld"
+)
+
+
+def realworld(*parts: str) -> Path:
+    path = REALWORLD.joinpath(*parts)
+    if not path.exists():
+        pytest.skip(f"{path} is absent (the shared reference corpus is not on this machine)")
+    return path
 
 
 def messages(path: Path) -> list[Message]:
@@ -58,13 +74,45 @@ def test_risingwave_snapshot_rows_as_their_test_states() -> None:
     assert events[3].position["snapshot"] == "last"  # type: ignore[union-attr]
 
 
+def test_paimon_bson_events_as_their_test_states() -> None:
+    """Paimon's DebeziumBsonRecordParserTest: insert, update and delete of one document of
+    bigdata_test.sync_test_table, key ``_id``, with these values."""
+    from contracts.contract import load_contract
+    from contracts.io import read_messages
+
+    path = FIXTURES / "paimon_bson_events.kcat.jsonl"
+    sample = list(FMT.assemble(read_messages([path], FMT.input_kind)))
+    contract = load_contract(FIXTURES / "paimon_bson_events.expected.yaml")
+    assert FMT.infer(iter(sample), InferOptions()).contract.key == ("_id",)
+    events = [e for m in sample for e in FMT.normalize(m, contract)]
+    assert [e.op for e in events] == ["c", "u", "u", "d", "d"]  # type: ignore[union-attr]
+    assert {(e.table.database, e.table.name) for e in events} == {  # type: ignore[union-attr]
+        ("bigdata_test", "sync_test_table")
+    }
+    before = {
+        "_id": "67ab25755c0d5ac87eb8c632",
+        "created_at": 1736207571013,
+        "created_by": "peter",
+        "tags": ["pending"],
+        "updated_at": dt.datetime.fromtimestamp(1739455297.970, dt.UTC),
+    }
+    after = {
+        **before,
+        "tags": ["succeed"],
+        "updated_at": dt.datetime.fromtimestamp(1739455397.970, dt.UTC),
+    }
+    assert events[0].after == before and events[1].after == after  # type: ignore[union-attr]
+    assert events[2].before == before and events[2].after == after  # type: ignore[union-attr]
+    assert events[3].before is None and events[4].before == before  # type: ignore[union-attr]
+    # the key of every event, the delete without a before image included
+    assert {e.key["_id"] for e in events} == {"67ab25755c0d5ac87eb8c632"}  # type: ignore[union-attr,index]
+
+
 @pytest.mark.parametrize(
     "name", ["debezium_mongo_json_customers.1", "debezium_mongo_json_customers_no_schema_field.1"]
 )
 def test_shared_realworld_is_detected_not_as_debezium_json(name: str) -> None:
-    path = REALWORLD / "risingwave" / name
-    if not path.exists():
-        pytest.skip(f"{path} is absent (the shared reference corpus is not on this machine)")
+    path = realworld("real_world", "risingwave", name)
     sample = messages(path)
     assert detect_format(iter(sample)).name == "debezium-mongodb-json"
     assert not get_format("debezium-json").detect(sample[0])
