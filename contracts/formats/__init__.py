@@ -45,7 +45,9 @@ class Entry(NamedTuple):
 #: name → where the format is defined. Order is the listing order.
 FORMATS: Final[dict[str, Entry]] = {
     "debezium-json": Entry("debezium_json", "DebeziumJson"),
-    "debezium-mongodb-json": Entry("debezium_mongodb_json", "DebeziumMongodbJson"),
+    "debezium-mongodb-json": Entry(
+        "debezium_mongodb_json", "DebeziumMongodbJson", spark="debezium_mongodb_json"
+    ),
     "arcion-json": Entry("arcion_json", "ArcionJson"),
     "cdl-json": Entry("cdl_json", "CdlJson"),
     "cdl-debezium-json": Entry("cdl_debezium_json", "CdlDebeziumJson"),

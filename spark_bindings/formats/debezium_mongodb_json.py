@@ -440,40 +440,40 @@ class Decoder(SpecDecoder):
     def key(
         self, j: Column, key_text: Column | None, before: Column, after: Column, ctx: Context
     ) -> tuple[Column, list[Problem]]:
-        """The Kafka key ``{"id": "<extended JSON of _id>"}`` (bare or Connect-wrapped), else
-        the images' ``_id``."""
-        if not ctx.contract.key:
-            return F.lit(None).cast(ctx.key_type), []
-        found: list[Column] = []
+        """The contract's key columns from the first source holding them all: the Kafka key
+        ``{"id": "<extended JSON of _id>"}`` (bare or Connect-wrapped; a key of ``_id``
+        only), the after image, the before image. A Kafka key that is not such a document, or
+        whose ``_id`` does not decode, is a problem (as in the core)."""
         problems: list[Problem] = []
-        column = ctx.row.get_field(KEY_COLUMN)
-        if key_text is not None and column is not None and KEY_COLUMN in ctx.contract.key:
+        kafka: Column | None = None
+        if key_text is not None:
             schema = StructType(
                 [StructField("payload", StructType([StructField("id", S)])), StructField("id", S)]
             )
             k = F.from_json(key_text, schema, PARSE_OPTIONS)
             id_text = F.coalesce(k["payload"]["id"], k["id"])
-            parsed = F.try_parse_json(id_text)
-            # an id that is not JSON is a bare string id, as older connectors wrote it
-            v = F.coalesce(
-                parsed,
-                F.try_variant_get(F.parse_json(F.to_json(F.array(id_text))), "$[0]", "variant"),
-            )
-            target = ctx.row_type[KEY_COLUMN].dataType
-            decoded = value(v, column, target, "$key.id")
-            key_problems = [
+            problems.append(
                 Problem(
                     "$key",
                     "expected a key document {id: <extended JSON>}",
                     key_text.isNotNull() & id_text.isNull(),
-                ),
-                *[p.gated(id_text.isNotNull()) for p in decoded.problems],
-            ]
-            others = [c for c in ctx.contract.key if c != KEY_COLUMN]
-            if not others:
-                found.append(
-                    F.when(decoded.value.isNotNull(), F.struct(decoded.value.alias(KEY_COLUMN)))
                 )
-                problems += key_problems
+            )
+            column = ctx.row.get_field(KEY_COLUMN)
+            if column is not None:
+                # an id that is not JSON is a bare string id, as older connectors wrote it
+                bare = F.try_variant_get(
+                    F.parse_json(F.to_json(F.array(id_text))), "$[0]", "variant"
+                )
+                v = F.coalesce(F.try_parse_json(id_text), bare)
+                target = ctx.row_type[KEY_COLUMN].dataType
+                decoded = value(v, column, target, "$key.id")
+                problems += [p.gated(id_text.isNotNull()) for p in decoded.problems]
+                kafka = decoded.value
+        if not ctx.contract.key:
+            return F.lit(None).cast(ctx.key_type), problems
+        found: list[Column] = []
+        if kafka is not None and list(ctx.contract.key) == [KEY_COLUMN]:
+            found.append(F.when(kafka.isNotNull(), F.struct(kafka.alias(KEY_COLUMN))))
         found += [ctx.key_from_image(after), ctx.key_from_image(before)]
         return F.coalesce(*found), problems

@@ -223,6 +223,19 @@ COLUMN_TYPES["connect"] = [
     ColumnType(_logical("int64", NANO_TIME_NAME), (dt.time(0),), _time),
 ]
 
+#: debezium-mongodb-json: the column types its extended-JSON documents carry.
+COLUMN_TYPES["ejson"] = [
+    *[
+        t
+        for t in _COMMON
+        if t.schema.name is None and t.schema.type in ("boolean", "string", "double", "bytes")
+    ],
+    _ints(32),
+    _ints(64),
+    _decimal_type(10, 2),
+    ColumnType(_logical("int64", CONNECT_TIMESTAMP_NAME), _INSTANT_EXTREMES, _instant),
+]
+
 _NAMES = st.sampled_from(["id", "name", "amount", "at", "flag", "note", "Qty", "x_1"])
 
 
@@ -409,6 +422,8 @@ def wire_value(column: Column, values: str, rnd: random.Random) -> Any:
     """One column's wire value: mostly a valid one, sometimes null or odd."""
     if one_in(rnd, 12):
         return None
+    if values == "ejson":
+        return rnd.choice(_ODD_EJSON) if one_in(rnd, 12) else ejson_value(column, rnd)
     if one_in(rnd, 12):
         return rnd.choice(_ODD_JSON if values == "connect" else _ODD_TEXT)
     value = column.type.value(rnd)
@@ -421,6 +436,56 @@ def wire_value(column: Column, values: str, rnd: random.Random) -> Any:
     if schema.type == "bytes" and _kind_unit(schema)[0] is None:
         return rnd.choice([value.decode("latin-1"), "abc", ""])
     return text_value(value, schema)
+
+
+#: Extended-JSON values no producer should write for a column (or odd ones it might).
+_ODD_EJSON: list[Any] = [
+    "abc",
+    1.5,
+    2**31,
+    True,
+    [1],
+    {"a": 1},
+    {"$numberLong": "x"},
+    {"$numberInt": "2147483648"},
+    {"$oid": 5},
+    {"$date": "soon"},
+    {"$binary": "!!"},
+    {"$numberDecimal": "1.234"},
+    {"$numberDecimal": "NaN"},
+    {"$timestamp": {"t": -1, "i": 0}},
+    {"$regularExpression": {"pattern": "x", "options": ""}},
+]
+
+
+def ejson_value(column: Column, rnd: random.Random) -> Any:
+    """A valid value as MongoDB Extended JSON writes it, canonical or relaxed."""
+    value = column.type.value(rnd)
+    schema = column.type.schema
+    kind, _unit = _kind_unit(schema)
+    if kind == "decimal":
+        return {"$numberDecimal": rnd.choice([format(value, "f"), str(value)])}
+    if kind == "timestamp":
+        millis = (value - EPOCH) // dt.timedelta(milliseconds=1)
+        forms: list[Any] = [{"$numberLong": str(millis)}, millis]
+        if value.year >= 1900:
+            at = EPOCH + dt.timedelta(milliseconds=millis)
+            forms.append(at.strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z")
+        return {"$date": rnd.choice(forms)}
+    if schema.type == "bytes":
+        text = base64.b64encode(value).decode()
+        return rnd.choice(
+            [{"$binary": {"base64": text, "subType": "00"}}, {"$binary": text, "$type": "00"}]
+        )
+    if schema.type == "int32":
+        return rnd.choice([value, {"$numberInt": str(value)}])
+    if schema.type == "int64":
+        return rnd.choice([value, {"$numberLong": str(value)}])
+    if schema.type == "double":
+        return rnd.choice([value, {"$numberDouble": repr(value)}])
+    if schema.type == "string" and rnd.random() < 0.2:
+        return {"$oid": value}
+    return value
 
 
 # --- envelopes -------------------------------------------------------------------------------------
@@ -484,6 +549,8 @@ def envelope(case: Case, rnd: random.Random) -> dict[str, Any]:
                 if path == spec.images.before and isinstance(before_rule, Overlay):
                     found = [image(case, False, rnd) for _ in range(rows)]
                 _put(doc, path, found)
+            elif spec.images.values == "ejson":  # a document in a string
+                _put(doc, path, json.dumps(image(case, complete, rnd)))
             else:
                 _put(doc, path, image(case, complete, rnd))
     if spec.rows is not None and isinstance(before_rule, Overlay):
@@ -704,7 +771,11 @@ def message(case: Case, rnd: random.Random) -> Message:
         note, damage = rnd.choice(_DAMAGE)
         value = damage(text)
     key = None
-    if spec.key.kafka and case.contract.key and (rnd.random() < 0.5):
+    if spec.images.values == "ejson" and case.contract.key and (rnd.random() < 0.5):
+        # Debezium MongoDB's key: {"id": "<extended JSON of the first key column>"}
+        first = next(c for c in case.columns if c.name in case.contract.key)
+        key = json.dumps({"id": json.dumps(ejson_value(first, rnd))}).encode()
+    elif spec.key.kafka and case.contract.key and (rnd.random() < 0.5):
         key_cols = [c for c in case.columns if c.name in case.contract.key]
         payload = {c.name: wire_value(c, "connect", rnd) for c in key_cols}
         document = payload if (rnd.random() < 0.5) else {"schema": None, "payload": payload}

@@ -22,9 +22,9 @@ FMT = "debezium-mongodb-json"
 @pytest.mark.parametrize(
     ("sample", "contract_file"),
     [
-        ("risingwave_customers.jsonl", "risingwave_customers.contract.yaml"),
-        ("paimon_bson_events.kcat.jsonl", "paimon_bson_events.contract.yaml"),
-        ("grammar_cases.kcat.jsonl", "grammar_cases.contract.yaml"),
+        ("risingwave_customers.jsonl", "risingwave_customers.expected.yaml"),
+        ("paimon_bson_events.kcat.jsonl", "paimon_bson_events.expected.yaml"),
+        ("grammar_cases.kcat.jsonl", "grammar_cases.expected.yaml"),
     ],
 )
 def test_spark_equals_python_on_every_mongo_fixture(
@@ -64,7 +64,7 @@ def test_a_value_the_core_refuses_is_an_error(
     spark: Any, field: str, value: Any, said: str
 ) -> None:
     sample = messages(FMT, "grammar_cases.kcat.jsonl")
-    c = contract(FMT, "grammar_cases.contract.yaml")
+    c = contract(FMT, "grammar_cases.expected.yaml")
     payload = sample[0].value
     doc = json.loads(payload["after"])
     doc[field] = value
@@ -76,7 +76,7 @@ def test_a_value_the_core_refuses_is_an_error(
 
 
 def test_absent_columns_are_listed_and_a_partial_update_keeps_only_its_fields(spark: Any) -> None:
-    c = contract(FMT, "grammar_cases.contract.yaml")
+    c = contract(FMT, "grammar_cases.expected.yaml")
     rows = (
         decode_changes(frame_from_messages(spark, messages(FMT, "grammar_cases.kcat.jsonl")), c)
         .orderBy("offset")
@@ -90,7 +90,7 @@ def test_absent_columns_are_listed_and_a_partial_update_keeps_only_its_fields(sp
 
 def test_a_dotted_update_is_refused_in_spark(spark: Any) -> None:
     sample = messages(FMT, "grammar_cases.kcat.jsonl")
-    c = contract(FMT, "grammar_cases.contract.yaml")
+    c = contract(FMT, "grammar_cases.expected.yaml")
     payload = dict(sample[2].value)
     payload["updateDescription"] = {"updatedFields": '{"meta.city": "Lyon"}', "removedFields": []}
     msg = type(sample[2])(payload, key=sample[2].key, where="m:1")
