@@ -373,16 +373,22 @@ class Table:
     fallback: bool = False
     #: Paths that must hold a value (not null, not empty) in every row change.
     required: tuple[Path, ...] = ()
+    #: (part name, path) of the parts this rule names, computed once (read per message).
+    parts: tuple[tuple[str, Path], ...] = field(init=False, repr=False, compare=False)
 
-    def paths(self) -> dict[str, Path]:
-        """The part name (database, schema, name, qualified) → its path."""
-        parts = {
+    def __post_init__(self) -> None:
+        named = {
             "database": self.database,
             "schema": self.schema,
             "name": self.name,
             "qualified": self.qualified,
         }
-        return {k: v for k, v in parts.items() if v is not None}
+        parts = tuple((k, v) for k, v in named.items() if v is not None)
+        object.__setattr__(self, "parts", parts)
+
+    def paths(self) -> dict[str, Path]:
+        """The part name (database, schema, name, qualified) → its path."""
+        return dict(self.parts)
 
 
 @dataclass(frozen=True, slots=True)
@@ -417,6 +423,14 @@ class Position:
     keep_nulls: bool = False
     #: Leave out entries whose value is an empty string.
     drop_empty: bool = False
+    #: Every connector's keys in ``by_connector`` (a block naming no known connector keeps
+    #: these), computed once.
+    every_key: tuple[str, ...] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        every = () if self.by_connector is None else self.by_connector.values()
+        keys = tuple(dict.fromkeys(k for keys in every for k in keys))
+        object.__setattr__(self, "every_key", keys)
 
 
 @dataclass(frozen=True, slots=True)
@@ -469,12 +483,20 @@ class FormatSpec:
     fields: tuple[str, ...] = ()
     #: Fields whose (string) value must be padded base64 text.
     base64: tuple[Path, ...] = ()
+    #: :meth:`known_fields`, computed once (control rules read it per message).
+    known: tuple[str, ...] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "known", self._known_fields())
 
     def known_fields(self) -> tuple[str, ...]:
         """The top-level envelope fields any rule of this format reads."""
+        return self.known
+
+    def _known_fields(self) -> tuple[str, ...]:
         paths: list[Path] = [self.ops.at, self.images.before, self.images.after]
         paths += [p for c in self.controls for p in condition_paths(c.when)]
-        paths += list(self.table.paths().values())
+        paths += [p for _, p in self.table.parts]
         paths += [t.at for t in (*self.ts_ms, *self.source_ts_ms)]
         if self.position.at:
             paths.append(self.position.at)
@@ -500,9 +522,8 @@ class FormatSpec:
 
     def control_of(self, doc: Any, op: Op | None) -> Control | None:
         """The control rule a message's envelope ``doc`` matches (None: a row change)."""
-        known = self.known_fields()
         for rule in self.controls:
-            if (op is None or rule.over_op) and holds(rule.when, doc, known):
+            if (op is None or rule.over_op) and holds(rule.when, doc, self.known):
                 return rule
         return None
 
@@ -590,7 +611,7 @@ def read_table(rule: Table, doc: Any, where: str, prefix: str = "$") -> TableId 
     """The table a message names (None: it names none); a part that is not a string or null,
     or a required part that is missing, is a located error."""
     parts: dict[str, str | None] = {}
-    for part, path in rule.paths().items():
+    for part, path in rule.parts:
         value = reach(doc, path, where, prefix)
         if value is not None and not isinstance(value, str):
             raise DecodeError(
@@ -669,7 +690,7 @@ def connector_keys(
     names (``named``) when it names a known one, else of the block's own connector, else every
     connector's."""
     assert rule.by_connector is not None
-    every = tuple(dict.fromkeys(k for keys in rule.by_connector.values() for k in keys))
+    every = rule.every_key
     if named is not None and named.lower() in rule.by_connector:
         return rule.by_connector[named.lower()]
     connector = source.get(rule.connector)
