@@ -63,12 +63,14 @@ def reach(doc: Any, path: Path, where: str, prefix: str = "$") -> Any:
     but not an object is an :class:`InputError` at its path (as a wire schema refuses it)."""
     value = doc
     for i, step in enumerate(path):
-        if value is None:
-            return None
-        if not isinstance(value, dict):
-            raise InputError(
-                f"expected an object, got {json_kind(value)}", f"{where} {_under(prefix, path[:i])}"
-            )
+        if type(value) is not dict:  # the common case (an object) tested first: read per message
+            if value is None:
+                return None
+            if not isinstance(value, dict):
+                raise InputError(
+                    f"expected an object, got {json_kind(value)}",
+                    f"{where} {_under(prefix, path[:i])}",
+                )
         value = value.get(step)
     return value
 
@@ -538,35 +540,28 @@ def read_time(times: tuple[Time, ...], doc: Any, where: str, prefix: str = "$") 
     path); a ``text`` rule reads a JSON integer or a string of ASCII digits and ignores
     anything else. Counts outside a signed 64-bit integer are no value."""
     raws = [reach(doc, rule.at, where, prefix) for rule in times]
-    for rule, raw in zip(times, raws, strict=True):
-        # every field is read, not only the first that holds a value: a JSON integer field
-        # holding anything else is an error wherever it is
-        if (
-            raw is not None
-            and not rule.text
-            and rule.unit != "iso"
-            and epoch_count(raw, False) is None
-        ):
-            raise DecodeError(
-                f"expected an integer, got {json_kind(raw)}", f"{where} {_under(prefix, rule.at)}"
-            )
+    # every field is read, not only the first that holds a value: a JSON integer field
+    # holding anything else is an error wherever it is (so the first value found is kept and
+    # the rest still checked)
+    result: int | None = None
     for rule, raw in zip(times, raws, strict=True):
         if raw is None:
             continue
         if rule.unit == "iso":
-            found = iso_epoch_ms(raw)
+            found = iso_epoch_ms(raw) if result is None else None
         else:
             found = epoch_count(raw, rule.text)
-            if found is None and not rule.text:
+            if found is None:
+                if rule.text:
+                    continue
                 raise DecodeError(
                     f"expected an integer, got {json_kind(raw)}",
                     f"{where} {_under(prefix, rule.at)}",
                 )
-            if found is not None:
-                found = found * 1000 if rule.unit == "s" else found // _DIVISORS[rule.unit]
-        if found is not None:
-            return found
-    return None
+            found = found * 1000 if rule.unit == "s" else found // _DIVISORS[rule.unit]
+        if result is None:
+            result = found
+    return result
 
 
 def epoch_count(value: Any, text: bool) -> int | None:
@@ -630,7 +625,23 @@ def read_table(rule: Table, doc: Any, where: str, prefix: str = "$") -> TableId 
         parts["schema"], parts["name"] = (owner if dot else None), name
     if not any(parts.values()) and rule.fallback:
         return None
-    return TableId(parts.get("database"), parts.get("schema"), parts.get("name"))
+    return table_id(parts.get("database"), parts.get("schema"), parts.get("name"))
+
+
+_TABLES: dict[tuple[str | None, str | None, str | None], TableId] = {}
+_TABLES_LIMIT: Final = 10_000
+
+
+def table_id(database: str | None, schema: str | None, name: str | None) -> TableId:
+    """``TableId(database, schema, name)``, interned: a stream names few tables, and every
+    message of one shares its TableId."""
+    parts = (database, schema, name)
+    found = _TABLES.get(parts)
+    if found is None:
+        found = TableId(database, schema, name)
+        if len(_TABLES) < _TABLES_LIMIT:
+            _TABLES[parts] = found
+    return found
 
 
 def _under(prefix: str, path: Path) -> str:
