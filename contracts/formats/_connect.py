@@ -46,7 +46,13 @@ from contracts.formats.base import (
     counted,
     schema_cache_key,
 )
-from contracts.formats.spec import FormatSpec, at, read_position, read_table, read_time
+from contracts.formats.spec import (
+    FormatSpec,
+    at,
+    position_reader,
+    table_reader,
+    time_reader,
+)
 from contracts.jsonnumbers import as_written
 from contracts.schema import ConnectSchema, json_kind, parse_connect, primitive, struct
 from contracts.values import ValueDecoder, compile_decoder
@@ -296,6 +302,11 @@ class ConnectEnvelopeFormat(Format):
         #: Whether messages may come without a schema (payload only).
         self.schema_optional = spec.connect is not None and spec.connect.schema_optional
         self._op_path = f"$.payload.{'.'.join(spec.ops.at)}"
+        # the spec's envelope rules, compiled once for the payload (read for every message)
+        self._read_ts = time_reader(spec.ts_ms, "$.payload")
+        self._read_source_ts = time_reader(spec.source_ts_ms, "$.payload")
+        self._read_position = position_reader(spec.position, "$.payload")
+        self._read_table = table_reader(spec.table, "$.payload")
 
     # --- hooks a format overrides ------------------------------------------------------------
 
@@ -313,16 +324,14 @@ class ConnectEnvelopeFormat(Format):
         return Facts(
             op=op,
             table=table or TableId(),
-            ts_ms=read_time(spec.ts_ms, payload, where, "$.payload"),
-            source_ts_ms=read_time(spec.source_ts_ms, payload, where, "$.payload"),
-            position=read_position(
-                spec.position, payload, where, "$.payload", connector=_connector(contract)
-            ),
+            ts_ms=self._read_ts(payload, where),
+            source_ts_ms=self._read_source_ts(payload, where),
+            position=self._read_position(payload, where, None, _connector(contract)),
         )
 
     def payload_table(self, payload: Mapping[str, Any], where: str) -> TableId | None:
         """The table a payload names (interned: the same parts give the same TableId)."""
-        return read_table(self.spec.table, payload, where, "$.payload")
+        return self._read_table(payload, where)
 
     def control_of(self, payload: Mapping[str, Any], plan: Plan) -> ControlRecord | None:
         """A control record when the payload is not a row change (heartbeat, message ...)."""
@@ -469,8 +478,8 @@ class ConnectEnvelopeFormat(Format):
             if control is not None:
                 # a control record's times are read as a change's: one that is not an
                 # integer makes the message bad (Spark's typed parse refuses it too)
-                for times in (self.spec.ts_ms, self.spec.source_ts_ms):
-                    read_time(times, payload, where, "$.payload")
+                self._read_ts(payload, where)
+                self._read_source_ts(payload, where)
                 return [control]
             facts = self.facts(payload, where, contract)
             after = self.image(payload, self.after_field, plan.after_decoder)

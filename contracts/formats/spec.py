@@ -23,9 +23,9 @@ the format's registry entry (``spark_bindings/formats/<name>.py``).
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, TypeVar
 
 import orjson
 
@@ -73,6 +73,61 @@ def reach(doc: Any, path: Path, where: str, prefix: str = "$") -> Any:
                 )
         value = value.get(step)
     return value
+
+
+#: A compiled reader: ``(doc, where)`` → what the rule reads (errors located at ``where``).
+Reader = Callable[[Any, str], Any]
+TimeReader = Callable[[Any, str], int | None]
+TableReader = Callable[[Any, str], TableId | None]
+#: A compiled position reader: ``(doc, where, block, connector)`` → the position.
+PositionReader = Callable[[Any, str, Any, str | None], dict[str, Any]]
+
+
+def path_getter(path: Path, prefix: str = "$") -> Reader:
+    """``reach(doc, path, where, prefix)`` as a function of ``(doc, where)``, with a fast path
+    for objects all the way down (anything else takes :func:`reach`, so errors are the same)."""
+    if len(path) == 1:
+        (first,) = path
+
+        def get1(doc: Any, where: str) -> Any:
+            if type(doc) is dict:
+                return doc.get(first)
+            return reach(doc, path, where, prefix)
+
+        return get1
+    if len(path) == 2:
+        first, second = path
+
+        def get2(doc: Any, where: str) -> Any:
+            if type(doc) is dict:
+                value = doc.get(first)
+                if type(value) is dict:
+                    return value.get(second)
+            return reach(doc, path, where, prefix)
+
+        return get2
+    return lambda doc, where: reach(doc, path, where, prefix)
+
+
+_READERS: dict[tuple[str, int, str], tuple[Any, Any]] = {}
+
+
+_Rule = TypeVar("_Rule")
+_Built = TypeVar("_Built")
+
+
+def _compiled(build: Callable[[_Rule, str], _Built], rule: _Rule, prefix: str) -> _Built:
+    """``build(rule, prefix)``, built once per rule object (rules are module constants)."""
+    key = (build.__name__, id(rule), prefix)
+    found = _READERS.get(key)
+    if found is not None and found[0] is rule:
+        built: _Built = found[1]
+        return built
+    if len(_READERS) >= 1024:
+        _READERS.clear()
+    built = build(rule, prefix)
+    _READERS[key] = (rule, built)
+    return built
 
 
 # --- text values ---------------------------------------------------------------------------------
@@ -538,30 +593,44 @@ def read_time(times: tuple[Time, ...], doc: Any, where: str, prefix: str = "$") 
 
     A JSON integer rule refuses any other value (:class:`DecodeError` at ``where`` and the
     path); a ``text`` rule reads a JSON integer or a string of ASCII digits and ignores
-    anything else. Counts outside a signed 64-bit integer are no value."""
-    raws = [reach(doc, rule.at, where, prefix) for rule in times]
-    # every field is read, not only the first that holds a value: a JSON integer field
-    # holding anything else is an error wherever it is (so the first value found is kept and
-    # the rest still checked)
-    result: int | None = None
-    for rule, raw in zip(times, raws, strict=True):
-        if raw is None:
-            continue
-        if rule.unit == "iso":
-            found = iso_epoch_ms(raw) if result is None else None
-        else:
-            found = epoch_count(raw, rule.text)
-            if found is None:
-                if rule.text:
-                    continue
-                raise DecodeError(
-                    f"expected an integer, got {json_kind(raw)}",
-                    f"{where} {_under(prefix, rule.at)}",
-                )
-            found = found * 1000 if rule.unit == "s" else found // _DIVISORS[rule.unit]
-        if result is None:
-            result = found
-    return result
+    anything else. Counts outside a signed 64-bit integer are no value. (Code reading many
+    messages keeps :func:`time_reader`'s function instead.)"""
+    return _compiled(time_reader, times, prefix)(doc, where)
+
+
+def time_reader(times: tuple[Time, ...], prefix: str = "$") -> TimeReader:
+    """:func:`read_time` for these rules, with their paths and error locations worked out once."""
+    getters = tuple(path_getter(rule.at, prefix) for rule in times)
+    rules = tuple((rule.unit, rule.text, _under(prefix, rule.at)) for rule in times)
+
+    def read(doc: Any, where: str) -> int | None:
+        raws = [get(doc, where) for get in getters]
+        # every field is read, not only the first that holds a value: a JSON integer field
+        # holding anything else is an error wherever it is (so the first value found is kept
+        # and the rest still checked)
+        result: int | None = None
+        for (unit, text, label), raw in zip(rules, raws, strict=True):
+            if raw is None:
+                continue
+            if unit == "iso":
+                found = iso_epoch_ms(raw) if result is None else None
+            else:
+                if type(raw) is int and INT64_MIN <= raw <= INT64_MAX:
+                    found = raw
+                else:
+                    found = epoch_count(raw, text)
+                    if found is None:
+                        if text:
+                            continue
+                        raise DecodeError(
+                            f"expected an integer, got {json_kind(raw)}", f"{where} {label}"
+                        )
+                found = found * 1000 if unit == "s" else found // _DIVISORS[unit]
+            if result is None:
+                result = found
+        return result
+
+    return read
 
 
 def epoch_count(value: Any, text: bool) -> int | None:
@@ -604,28 +673,43 @@ _DIVISORS: Final[Mapping[str, int]] = {"ms": 1, "us": 1_000, "ns": 1_000_000}
 
 def read_table(rule: Table, doc: Any, where: str, prefix: str = "$") -> TableId | None:
     """The table a message names (None: it names none); a part that is not a string or null,
-    or a required part that is missing, is a located error."""
-    parts: dict[str, str | None] = {}
-    for part, path in rule.parts:
-        value = reach(doc, path, where, prefix)
-        if value is not None and not isinstance(value, str):
-            raise DecodeError(
-                f"expected a string or null, got {json_kind(value)}",
-                f"{where} {_under(prefix, path)}",
-            )
-        parts[part] = None if rule.empty_is_null and value == "" else value
-    for path in rule.required:
-        if at(doc, path) in (None, ""):
-            raise DecodeError("is missing (it names the table)", f"{where} {_under(prefix, path)}")
-    qualified = parts.pop("qualified", None)
-    if qualified == "" and rule.qualified is not None:
-        raise DecodeError("must be a non-empty string", f"{where} {_under(prefix, rule.qualified)}")
-    if qualified is not None:
-        owner, dot, name = qualified.rpartition(".")
-        parts["schema"], parts["name"] = (owner if dot else None), name
-    if not any(parts.values()) and rule.fallback:
-        return None
-    return table_id(parts.get("database"), parts.get("schema"), parts.get("name"))
+    or a required part that is missing, is a located error. (Code reading many messages keeps
+    :func:`table_reader`'s function instead.)"""
+    return _compiled(table_reader, rule, prefix)(doc, where)
+
+
+def table_reader(rule: Table, prefix: str = "$") -> TableReader:
+    """:func:`read_table` for this rule, with its paths and error locations worked out once."""
+    parts = tuple(
+        (part, path_getter(path, prefix), _under(prefix, path)) for part, path in rule.parts
+    )
+    required = tuple((path, _under(prefix, path)) for path in rule.required)
+    qualified_at = _under(prefix, rule.qualified) if rule.qualified is not None else None
+    empty_is_null, fallback = rule.empty_is_null, rule.fallback
+
+    def read(doc: Any, where: str) -> TableId | None:
+        values: dict[str, str | None] = {}
+        for part, get, label in parts:
+            value = get(doc, where)
+            if value is not None and not isinstance(value, str):
+                raise DecodeError(
+                    f"expected a string or null, got {json_kind(value)}", f"{where} {label}"
+                )
+            values[part] = None if empty_is_null and value == "" else value
+        for path, label in required:
+            if at(doc, path) in (None, ""):
+                raise DecodeError("is missing (it names the table)", f"{where} {label}")
+        qualified = values.pop("qualified", None)
+        if qualified == "" and qualified_at is not None:
+            raise DecodeError("must be a non-empty string", f"{where} {qualified_at}")
+        if qualified is not None:
+            owner, dot, name = qualified.rpartition(".")
+            values["schema"], values["name"] = (owner if dot else None), name
+        if fallback and not any(values.values()):
+            return None
+        return table_id(values.get("database"), values.get("schema"), values.get("name"))
+
+    return read
 
 
 _TABLES: dict[tuple[str | None, str | None, str | None], TableId] = {}
@@ -648,9 +732,12 @@ def _under(prefix: str, path: Path) -> str:
     return prefix + "".join(f".{p}" for p in path)
 
 
+_SCALARS: Final = frozenset({str, int, float, bool})
+
+
 def position_value(value: Any) -> Any:
     """A position entry's value: a JSON scalar as it is, anything else its compact JSON text."""
-    if value is None or isinstance(value, str | int | float | bool):
+    if value is None or type(value) in _SCALARS or isinstance(value, str | int | float | bool):
         return value
     return orjson.dumps(value, default=as_written).decode("utf-8")
 
@@ -664,34 +751,55 @@ def read_position(
     connector: str | None = None,
 ) -> dict[str, Any]:
     """The position of a message (``block``: the block already parsed, when it is a JSON
-    text)."""
-    out: dict[str, Any] = {}
-    for name, path in rule.named.items():
-        value = reach(doc, path, where, prefix)
-        out[name] = position_value(value) if value is not None else rule.default
-    source = block
-    if source is None and rule.at is not None:
-        source = reach(doc, rule.at, where, prefix) if rule.at else doc
-    if rule.pairs and source is not None:
-        if not isinstance(source, list):
-            raise DecodeError(
-                f"expected an array of {{name, value}} objects, got {json_kind(source)}",
-                f"{where} {_under(prefix, rule.at or ())}",
-            )
-        source = _pairs(source)
-    if isinstance(source, dict):
-        keys: Iterable[str]
-        if rule.by_connector is not None:
-            keys = connector_keys(rule, source, connector)
-        else:
-            keys = source if rule.keys is None else rule.keys
-        for k in keys:
-            if k not in source:
-                continue
-            value = source[k]
-            if (value is not None or rule.keep_nulls) and not (rule.drop_empty and value == ""):
-                out[k] = position_value(value)
-    return {k: v for k, v in out.items() if v is not None or rule.keep_nulls}
+    text; ``connector``: the connector a contract names). (Code reading many messages keeps
+    :func:`position_reader`'s function instead.)"""
+    return _compiled(position_reader, rule, prefix)(doc, where, block, connector)
+
+
+def position_reader(rule: Position, prefix: str = "$") -> PositionReader:
+    """:func:`read_position` for this rule, with its paths worked out once; the function takes
+    ``(doc, where, block, connector)``."""
+    named = tuple((name, path_getter(path, prefix)) for name, path in rule.named.items())
+    default, keep_nulls, drop_empty = rule.default, rule.keep_nulls, rule.drop_empty
+    get_block = path_getter(rule.at, prefix) if rule.at else None
+    block_at = _under(prefix, rule.at or ())
+    # without named entries and null-keeping, no entry can be null: nothing to filter at the end
+    filtered = bool(named) or keep_nulls
+
+    def read(
+        doc: Any, where: str = "", block: Any = None, connector: str | None = None
+    ) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for name, get in named:
+            value = get(doc, where)
+            out[name] = position_value(value) if value is not None else default
+        source = block
+        if source is None and rule.at is not None:
+            source = get_block(doc, where) if get_block is not None else doc
+        if rule.pairs and source is not None:
+            if not isinstance(source, list):
+                raise DecodeError(
+                    f"expected an array of {{name, value}} objects, got {json_kind(source)}",
+                    f"{where} {block_at}",
+                )
+            source = _pairs(source)
+        if isinstance(source, dict):
+            keys: Iterable[str]
+            if rule.by_connector is not None:
+                keys = connector_keys(rule, source, connector)
+            else:
+                keys = source if rule.keys is None else rule.keys
+            for k in keys:
+                if k not in source:
+                    continue
+                value = source[k]
+                if (value is not None or keep_nulls) and not (drop_empty and value == ""):
+                    out[k] = position_value(value)
+        if not filtered:
+            return out
+        return {k: v for k, v in out.items() if v is not None or keep_nulls}
+
+    return read
 
 
 def connector_keys(
