@@ -32,7 +32,7 @@ import orjson
 from benchmarks.datagen import debezium_messages, write_jsonl
 from contracts.formats import get_format
 from contracts.formats.base import InferOptions
-from contracts.pipeline import Report, Stream, event_line, normalize_stream, open_stream
+from contracts.pipeline import Report, Stream, normalize_lines, open_stream
 
 INFER_TARGET_MB_S: Final = 50.0
 NORMALIZE_TARGET_MSG_S: Final = 20_000.0
@@ -111,12 +111,13 @@ def infer_run(path: Path) -> int:
 
 
 def normalize_run(path: Path) -> int:
-    """What ``cdc-contracts normalize`` does: events serialized as JSON lines (to /dev/null)."""
+    """What ``cdc-contracts normalize`` does: events serialized as JSON lines (to /dev/null),
+    each once, by the judgement (``normalize_lines``, as the CLI)."""
     stream: Stream = open_stream([path], "debezium-json")
     report = Report()
     with open(os.devnull, "wb") as sink:
-        for event in normalize_stream(stream, None, report=report):
-            sink.write(event_line(event))
+        for line in normalize_lines(stream, None, report=report):
+            sink.write(line)
     if report.bad_messages or report.unusable:
         raise SystemExit(f"normalize reported problems: {report.to_json()}")
     return report.messages
