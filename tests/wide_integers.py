@@ -1,6 +1,7 @@
-"""Plain-JSON messages (maxwell-json, ogg-json, opencdc-json, canal-json without ``mysqlType``)
-whose column ``big`` holds integers beyond int64, for the Python and Spark tests of exact wide
-integers (tests/formats/test_wide_integers.py, tests/spark/test_wide_integers.py)."""
+"""Plain-JSON messages (maxwell-json, ogg-json, opencdc-json, canal-json without ``mysqlType``,
+debezium-json without an embedded schema) whose column ``big`` holds integers beyond int64, for
+the Python and Spark tests of exact wide integers
+(tests/formats/test_wide_integers.py, tests/spark/test_wide_integers.py)."""
 
 from __future__ import annotations
 
@@ -63,11 +64,23 @@ def _canal(i: int, value: int) -> dict[str, Any]:
     }
 
 
+def _debezium(i: int, value: int) -> dict[str, Any]:
+    """Debezium with ``schemas.enable=false``: the column's type comes from its values."""
+    return {
+        "before": None,
+        "after": {"id": i, "big": value},
+        "source": {"connector": "mysql", "db": "shop", "table": "t", "ts_ms": 1589373515000},
+        "op": "c",
+        "ts_ms": 1589373515477,
+    }
+
+
 MESSAGES: dict[str, Callable[[int, int], dict[str, Any]]] = {
     "maxwell-json": _maxwell,
     "ogg-json": _ogg,
     "opencdc-json": _opencdc,
     "canal-json": _canal,
+    "debezium-json": _debezium,
 }
 
 

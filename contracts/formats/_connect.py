@@ -22,6 +22,7 @@ Deriving the envelope from such a contract gives back exactly the embedded schem
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections import Counter
 from collections.abc import Callable, Hashable, Iterable, Mapping
@@ -33,7 +34,7 @@ import orjson
 from contracts.contract import Contract, contract_from_schema
 from contracts.errors import ContractFileError, DecodeError, InputError, SchemaError
 from contracts.events import ChangeEvent, ControlRecord, Normalized, Op, TableId
-from contracts.formats._typing import key_from
+from contracts.formats._typing import key_from, native_schema
 from contracts.formats.base import (
     Derived,
     EmbeddedSchema,
@@ -197,12 +198,13 @@ def schema_of(value: Any, where: str, path: str) -> ConnectSchema:
 class Sketch:
     """What the JSON values of one column looked like; yields a conservative Connect type."""
 
-    __slots__ = ("children", "items", "kinds")
+    __slots__ = ("children", "int_max", "int_min", "items", "kinds")
 
     def __init__(self) -> None:
         self.kinds: set[str] = set()
         self.children: dict[str, Sketch] = {}
         self.items: Sketch | None = None
+        self.int_min = self.int_max = 0
 
     def add(self, value: Any) -> None:
         if value is None:
@@ -210,7 +212,7 @@ class Sketch:
         elif isinstance(value, bool):
             self.kinds.add("boolean")
         elif isinstance(value, int):
-            self.kinds.add("int")
+            self._int(value)
         elif isinstance(value, float):
             self.kinds.add("float")
         elif isinstance(value, str):
@@ -225,6 +227,13 @@ class Sketch:
             for v in value:
                 self.items.add(v)
 
+    def _int(self, value: int) -> None:
+        if "int" not in self.kinds:
+            self.int_min = self.int_max = value
+            self.kinds.add("int")
+        self.int_min = min(self.int_min, value)
+        self.int_max = max(self.int_max, value)
+
     def schema(self, name: str | None = None, field_name: str | None = None) -> ConnectSchema:
         """Every inferred field is optional: absent evidence is never read as NOT NULL."""
         kinds = self.kinds - {"null"}
@@ -234,17 +243,15 @@ class Sketch:
         if kinds == {"array"}:
             items = (self.items or Sketch()).schema()
             return ConnectSchema(type="array", items=items, optional=True, field=field_name)
-        simple = _SKETCH_TYPES.get(frozenset(kinds), "string")
-        return primitive(simple, optional=True, field=field_name)
+        if kinds and kinds <= _NATIVE_KINDS:
+            # the same rule as a column of plain JSON values: integers beyond int64 are exact
+            native = native_schema(kinds, self.int_min, self.int_max)
+            return dataclasses.replace(native, optional=True, field=field_name)
+        return primitive("string", optional=True, field=field_name)
 
 
-_SKETCH_TYPES: Final[Mapping[frozenset[str], str]] = {
-    frozenset({"int"}): "int64",
-    frozenset({"float"}): "double",
-    frozenset({"int", "float"}): "double",
-    frozenset({"boolean"}): "boolean",
-    frozenset({"string"}): "string",
-}
+#: Value kinds with a type of their own; any other mix (text, or text with numbers) is text.
+_NATIVE_KINDS: Final = frozenset({"boolean", "int", "float"})
 
 
 # --- the shared format ------------------------------------------------------------------------

@@ -19,7 +19,7 @@ from __future__ import annotations
 import datetime as dt
 import decimal
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Set
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -199,7 +199,7 @@ class ColumnSummary:
         if self.texts and self.native:
             return STRING
         if self.native:
-            return _native_schema(self.native, self.int_min, self.int_max)
+            return native_schema(self.native, self.int_min, self.int_max)
         if not infer_types or self.values == 0:
             return STRING
         for test, build in _TEXT_RESOLUTION:
@@ -275,7 +275,9 @@ def _native_kind(value: Any) -> str:
     return "json"
 
 
-def _native_schema(kinds: set[str], low: int, high: int) -> ConnectSchema:
+def native_schema(kinds: Set[str], low: int, high: int) -> ConnectSchema:
+    """The type of JSON values of ``kinds`` (``int``, ``float``, ``boolean``, ``json``) whose
+    integers lie between ``low`` and ``high``; string for any other mix."""
     if kinds == {"boolean"}:
         return primitive("boolean")
     if kinds == {"int"}:
