@@ -298,6 +298,7 @@ class ConnectEnvelopeFormat(Format):
     def __init__(self) -> None:
         self._plans: dict[Hashable, Plan] = {}
         self._keys: dict[Hashable, ValueDecoder] = {}
+        self._contract_keys: dict[int, tuple[Contract, tuple[tuple[str, ValueDecoder], ...]]] = {}
         self._by_contract: dict[int, tuple[Contract, Any]] = {}
         spec = self.spec
         #: Envelope field names of the after and before images, and of an in-envelope key.
@@ -527,7 +528,42 @@ class ConnectEnvelopeFormat(Format):
             )
         if contract is None:
             return key if key is not None else unique if isinstance(unique, dict) else None
+        if not _has_schema(message.key):
+            key = self.schemaless_key(message.key, contract)
         return key_from(contract.key, key, unique, image)
+
+    def schemaless_key(self, key: Any, contract: Contract) -> dict[str, Any] | None:
+        """A Kafka key without a schema (a bare object, or ``{"schema": null, "payload": ...}``)
+        decoded by the contract's key columns: a key column holding null (when required) or a
+        value of the wrong type (``"1.5"`` for an integer) makes the message bad, as
+        JsonConverter refuses a key that does not fit the key's schema. A bare object holding
+        none of the key columns, or a null payload, is no key."""
+        if not isinstance(key, dict):
+            return None
+        if "payload" in key and "schema" in key:
+            found, path = key["payload"], "$key.payload"
+            if found is None:
+                return None
+            if not isinstance(found, dict):
+                raise DecodeError(f"is {json_kind(found)}, not a key object", path)
+        elif all(key.get(k) is None for k in contract.key):
+            return None
+        else:
+            found, path = key, "$key"
+        return {
+            k: decode(found.get(k), f"{path}.{k}") for k, decode in self._key_decoders(contract)
+        }
+
+    def _key_decoders(self, contract: Contract) -> tuple[tuple[str, ValueDecoder], ...]:
+        cached = self._contract_keys.get(id(contract))
+        if cached is not None and cached[0] is contract:
+            return cached[1]
+        row = contract.row_schema
+        decoders = tuple((k, compile_decoder(row.require_field(k))) for k in contract.key)
+        if len(self._contract_keys) >= 64:
+            self._contract_keys.clear()
+        self._contract_keys[id(contract)] = (contract, decoders)
+        return decoders
 
     # --- infer -------------------------------------------------------------------------------
 
@@ -1060,3 +1096,8 @@ def is_arcion_envelope(schema: Mapping[str, Any], payload: Mapping[str, Any]) ->
     if isinstance(struct_name, str) and struct_name.startswith("io.debezium."):
         return False
     return struct_name is not None and struct_name == source.get("name")
+
+
+def _has_schema(key: Any) -> bool:
+    """A Kafka key ``{schema, payload}`` whose schema is given (decoded by that schema)."""
+    return isinstance(key, dict) and "payload" in key and key.get("schema") is not None
