@@ -846,6 +846,7 @@ class SpecDecoder(Decoder):
                 self.read(j, self.spec.key.unique, ctx), self.json_path(self.spec.key.unique, ctx)
             )
             found.append(ctx.key_from_image(unique.value))
+            problems += unique.problems  # a null required key column there is bad, as in the core
         found += [ctx.key_from_image(after), ctx.key_from_image(before)]
         if self.spec.key.record:
             found.append(self.record_key(j, ctx))
