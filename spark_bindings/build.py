@@ -85,11 +85,8 @@ from spark_bindings.parse import (
     PAYLOAD_TAIL_COL,
     Decoder,
     envelope_column,
-    from_tail,
-    not_text,
     payload_only,
     payload_tail,
-    quick_parse,
 )
 from spark_bindings.schema import quoted
 
@@ -243,15 +240,6 @@ class SpecDecoder(Decoder):
         if not self.is_connect(ctx):
             return df
         return df.select("*", payload_tail(text).alias(PAYLOAD_TAIL_COL))
-
-    def unreadable(self, text: Column, ctx: Context) -> Column:
-        """Only the payload's text, when the parse read the payload alone (the embedded
-        schema's is never read)."""
-        if not self.is_connect(ctx):
-            return super().unreadable(text, ctx)
-        tail = F.col(PAYLOAD_TAIL_COL)
-        read = F.when(from_tail(text, tail, quick_parse(tail, self.parse_schema(ctx))), tail)
-        return not_text(F.coalesce(read, text))
 
     def parse_columns(self, parsed: Column) -> dict[str, Column]:
         """A message of several rows: its row arrays as columns of their own, apart from the
