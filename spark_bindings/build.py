@@ -367,7 +367,7 @@ class SpecDecoder(Decoder):
             source_ts_ms=self.time(spec.source_ts_ms, j, ctx),
             position=self.position(j, ctx),
             control=control,
-            problems=tuple(p.gated(change) for p in problems),
+            problems=(*[p.gated(change) for p in problems], *self.required_problems(j, ctx)),
             element=F.col(ROW_COL)["index"] if spec.rows is not None else None,
             element_arrays=(spec.images.after[0], spec.images.before[0]),
             absent=absent,
@@ -414,8 +414,15 @@ class SpecDecoder(Decoder):
             out = (out & part) if isinstance(condition, AllOf) else (out | part)
         return out
 
+    def required_problems(self, j: Column, ctx: Context) -> list[Problem]:
+        """Fields every message must carry, a control record too (the core reads them first)."""
+        return [
+            Problem(self.json_path(path, ctx), "is missing", self.read(j, path, ctx).isNull())
+            for path in self.spec.required
+        ]
+
     def shape_problems(self, j: Column, op: Column, ctx: Context) -> list[Problem]:
-        """Fields every message must carry, base64 fields, exists flags and cursor texts."""
+        """Base64 fields, exists flags and cursor texts."""
         spec = self.spec
         out: list[Problem] = []
         for path in spec.base64:
@@ -431,9 +438,6 @@ class SpecDecoder(Decoder):
             )
             said = f"holds a flag other than {', '.join(exists.flags)}"
             out.append(Problem(self.json_path(exists.at, ctx), said, bad))
-        for path in spec.required:
-            missing = self.read(j, path, ctx).isNull()
-            out.append(Problem(self.json_path(path, ctx), "is missing", missing))
         if spec.rows is not None:
             out += self.row_problems(op, ctx)
         for text_block in spec.json_texts:
