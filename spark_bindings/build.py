@@ -37,6 +37,7 @@ from pyspark.sql.types import (
 from contracts.errors import UnknownFormatError
 from contracts.formats import FORMATS, get_format
 from contracts.formats.spec import (
+    TIME_OUT_OF_RANGE,
     Absent,
     AllOf,
     AnyOf,
@@ -415,11 +416,18 @@ class SpecDecoder(Decoder):
         return out
 
     def required_problems(self, j: Column, ctx: Context) -> list[Problem]:
-        """Fields every message must carry, a control record too (the core reads them first)."""
-        return [
+        """Fields every message must carry, a control record too (the core reads them first),
+        and JSON integer times in seconds whose milliseconds leave a 64-bit integer."""
+        out = [
             Problem(self.json_path(path, ctx), "is missing", self.read(j, path, ctx).isNull())
             for path in self.spec.required
         ]
+        for rule in (*self.spec.ts_ms, *self.spec.source_ts_ms):
+            if rule.unit == "s" and not rule.text:
+                value = self.read(j, rule.at, ctx)
+                over = value.isNotNull() & F.try_multiply(value, F.lit(1000)).isNull()
+                out.append(Problem(self.json_path(rule.at, ctx), TIME_OUT_OF_RANGE, over))
+        return out
 
     def shape_problems(self, j: Column, op: Column, ctx: Context) -> list[Problem]:
         """Base64 fields, exists flags and cursor texts."""

@@ -588,12 +588,17 @@ class FormatSpec:
 # --- reading envelope facts (the Python path) ----------------------------------------------------
 
 
+#: Why a JSON integer time in seconds is refused when its milliseconds leave a 64-bit integer.
+TIME_OUT_OF_RANGE: Final = "is beyond the 64-bit range of epoch milliseconds"
+
+
 def read_time(times: tuple[Time, ...], doc: Any, where: str, prefix: str = "$") -> int | None:
     """Epoch milliseconds from the first of ``times`` that holds a value (None: none does).
 
     A JSON integer rule refuses any other value (:class:`DecodeError` at ``where`` and the
     path); a ``text`` rule reads a JSON integer or a string of ASCII digits and ignores
-    anything else. Counts outside a signed 64-bit integer are no value. (Code reading many
+    anything else. Counts outside a signed 64-bit integer (seconds: whose milliseconds are) are
+    no value for a ``text`` rule, an error otherwise. (Code reading many
     messages keeps :func:`time_reader`'s function instead.)"""
     return _compiled(time_reader, times, prefix)(doc, where)
 
@@ -625,7 +630,13 @@ def time_reader(times: tuple[Time, ...], prefix: str = "$") -> TimeReader:
                         raise DecodeError(
                             f"expected an integer, got {json_kind(raw)}", f"{where} {label}"
                         )
-                found = found * 1000 if unit == "s" else found // _DIVISORS[unit]
+                if unit != "s":
+                    found //= _DIVISORS[unit]
+                elif not INT64_MIN <= (found := found * 1000) <= INT64_MAX:
+                    # seconds whose milliseconds leave a 64-bit integer: as a count beyond one
+                    if text:
+                        continue
+                    raise DecodeError(TIME_OUT_OF_RANGE, f"{where} {label}")
             if result is None:
                 result = found
         return result
