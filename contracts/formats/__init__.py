@@ -53,7 +53,7 @@ FORMATS: Final[dict[str, Entry]] = {
     "cdl-debezium-json": Entry("cdl_debezium_json", "CdlDebeziumJson"),
     "arcion-s3-json": Entry("arcion_s3_json", "ArcionS3Json"),
     "arcion-s3-csv": Entry("arcion_s3_csv", "ArcionS3Csv", spark="arcion_s3_csv"),
-    "shareplex-json": Entry("shareplex_json", "ShareplexJson"),
+    "shareplex-json": Entry("shareplex_json", "ShareplexJson", spark="shareplex_json"),
     "canal-json": Entry("canal_json", "CanalJson"),
     "dts-avro": Entry("dts_avro", "DtsAvro"),
     "opencdc-json": Entry("opencdc_json", "OpencdcJson", spark="opencdc_json"),
