@@ -19,6 +19,7 @@ from contracts.contract import load_contract
 from contracts.errors import ContractsError, InputError
 from contracts.formats import get_format
 from contracts.io import read_messages
+from contracts.jsondoc import parse_document
 from spark_bindings import decode_changes
 from spark_bindings.inputs import frame_from_values, read_input
 
@@ -97,14 +98,17 @@ def test_bytes_that_are_not_utf8_are_refused_not_replaced(spark: Any, tmp_path: 
     good = _message().encode()
     bad = _message({"customer": "caf\udce9"}).encode("utf-8", "surrogateescape")
     assert b"caf\xe9" in bad
-    # bytes in the embedded schema are never read (as its JSON syntax is not checked either)
+    # bytes in the embedded schema too: the parser never reads the schema, but the core
+    # refuses the whole message (its JSON syntax there is still not checked)
     in_schema = good.replace(b'"name": "', b'"name": "\xe9', 1)
     assert in_schema != good
+    with pytest.raises(InputError, match="not UTF-8"):
+        parse_document(in_schema, "m")
     rows = decode_changes(frame_from_values(spark, [good, bad, in_schema]), ORDERS).collect()
     assert [r["_error"] for r in rows] == [
         None,
         "$: is not UTF-8 text (an invalid byte sequence)",
-        None,
+        "$: is not UTF-8 text (an invalid byte sequence)",
     ]
     # from a file: line 2 is refused, lines 1 and 3 decode (Spark's text reader keeps the bytes)
     path = tmp_path / "values.jsonl"
