@@ -778,13 +778,9 @@ def envelope_facts(record: Mapping[str, Any], where: str = "") -> EnvelopeFacts:
     return EnvelopeFacts(
         table=table_of(record),
         ts_ms=read_time(SPEC.ts_ms, record, where),
-        source_ts_ms=_seconds_ms(record.get("sourceTimestamp")),
+        source_ts_ms=read_time(SPEC.source_ts_ms, record, where),
         position=read_position(SPEC.position, record, where),
     )
-
-
-def _seconds_ms(value: Any) -> int | None:
-    return value * 1000 if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 # --- inference state -----------------------------------------------------------------------------
