@@ -126,7 +126,7 @@ SPEC: Final = FormatSpec(
     controls=(Control("ddl", Equals(("isDdl",), frozenset({True})), "DDL", over_op=True),),
     images=Images(before=_OLD, after=_DATA, values="text", by_op=IMAGES_BY_OP, text=CANAL_TEXT),
     rows=Rows(index="row"),
-    required=(("isDdl",),),
+    required=(("isDdl",), ("type",)),
     table=Table(database=("database",), name=("table",), empty_is_null=True),
     ts_ms=(Time(("ts",)),),
     source_ts_ms=(Time(("es",)),),
