@@ -55,12 +55,20 @@ def compile_decoder(schema: ConnectSchema) -> ValueDecoder:
 
             fast = generic_for_schema
         fn = fast
+        # an integer logical type (Year, Date, the epoch counts) holds its base type's range
+        # first, as Connect's and Spark's typed readers do
+        ranged = schema.type in _INT_BOUNDS
+        int_low, int_high = _INT_BOUNDS.get(schema.type, (0, 0))
 
         def decode_logical(value: Any, path: str) -> Any:
             if value is None:
                 if nullable:
                     return None
                 raise DecodeError("null is not allowed for a required value", path)
+            if ranged and type(value) is int and not int_low <= value <= int_high:
+                raise DecodeError(
+                    f"{value} is not in the {schema.type} range ({schema.name})", path
+                )
             try:
                 return fn(value)
             except DecodeError as err:
@@ -199,7 +207,11 @@ def _generated_struct(fields: list[StructField], general: ValueDecoder) -> Value
         check = _inline_check(field_schema, var)
         if fast is not None:
             namespace[f"f{i}"] = fast
-            body.append(f"        {var} = f{i}({var}) if {var} is not None else {call}")
+            ready = f"{var} is not None"
+            bounds = _INT_BOUNDS.get(field_schema.type)
+            if bounds is not None:  # beyond the base type's range: the full decoder refuses it
+                ready = f"type({var}) is int and {bounds[0]} <= {var} <= {bounds[1]}"
+            body.append(f"        {var} = f{i}({var}) if {ready} else {call}")
         elif check is not None:
             body.append(f"        if {check}:")
             body.append(f"            {var} = {call}")
