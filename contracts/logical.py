@@ -723,8 +723,13 @@ def _fast_decimal(schema: ConnectSchema, generic: Decoder) -> FastDecoder | None
     # the unscaled value fits the declared precision when its magnitude is below this
     bound = 10**precision if precision is not None else None
 
+    # a JSON number (decimal.format=NUMERIC) fits when its most significant digit is below this
+    limit = precision + exponent if precision is not None else None
+    quantum = make(1).scaleb(exponent)
+
     def decode(value: Any) -> Any:
-        if type(value) is str:
+        kind = type(value)
+        if kind is str:
             try:
                 raw = a2b(value, strict_mode=True)
             except (binascii.Error, ValueError):
@@ -732,9 +737,45 @@ def _fast_decimal(schema: ConnectSchema, generic: Decoder) -> FastDecoder | None
             unscaled = from_bytes(raw, "big", signed=True)
             if raw and (bound is None or -bound < unscaled < bound):
                 return make(unscaled).scaleb(exponent)
+        elif kind is float or kind is int or (kind is not bool and isinstance(value, float)):
+            fitted = _json_number_at_scale(value, kind is float, quantum, limit)
+            if fitted is not None:
+                return fitted
         return generic(value, schema)
 
     return decode
+
+
+def _json_number_at_scale(
+    value: float, plain: bool, quantum: decimal.Decimal, limit: int | None
+) -> decimal.Decimal | None:
+    """:func:`json_number_decimal`'s result for the common case (the number's digits as
+    written, nonzero, at most the column's scale and precision), else None (the caller then
+    asks the generic rule, which also says what is wrong). ``plain``: a float without its text,
+    taken only when its repr is at most 15 characters (so of at most 15 significant digits)."""
+    if plain:
+        text = repr(value)
+        if len(text) > EXACT_JSON_NUMBER_DIGITS:
+            return None
+        found = decimal.Decimal(text)
+    else:
+        kept = getattr(value, "text", None)  # a JsonNumber's digits; an int is exact
+        if isinstance(kept, str):
+            found = decimal.Decimal(kept)
+        elif type(value) is int:
+            found = decimal.Decimal(value)
+        else:
+            return None
+    if not found.is_finite() or found.is_zero():
+        return None
+    try:
+        fitted = found.quantize(quantum, context=_EXACT)
+    except decimal.InvalidOperation:
+        return None
+    # equal: no digit beyond the scale was dropped; then the precision (as _fitting checks it)
+    if fitted != found or (limit is not None and fitted.adjusted() >= limit):
+        return None
+    return fitted
 
 
 def _fast_days(schema: ConnectSchema, generic: Decoder) -> FastDecoder:
