@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 
 from contracts.errors import DecodeError
-from contracts.logical import LOGICAL_TYPES, fast_decoder, lookup
+from contracts.jsonnumbers import JsonNumber
+from contracts.logical import DECIMAL_NAME, LOGICAL_TYPES, fast_decoder, lookup
 from contracts.schema import ConnectSchema, parse_connect
 from contracts.values import compile_decoder
 
@@ -170,3 +171,51 @@ def test_empty_struct() -> None:
     assert compile_decoder(empty)({}, "$") == {}
     with pytest.raises(DecodeError, match="unexpected field"):
         compile_decoder(empty)({"a": 1}, "$")
+
+
+#: JSON numbers in a Decimal column (decimal.format=NUMERIC): ones the fast path takes (digits
+#: within the scale and precision) and every way of leaving it (a digit beyond the scale, the
+#: precision overflowing, zeros, 16+ significant digits, kept text, exponents).
+NUMERIC_VALUES: list[Any] = [
+    1.5,
+    -1.56,
+    100.0,
+    1.5600,
+    1234567.891,
+    0.001,
+    0.0,
+    -0.0,
+    0,
+    7,
+    -12345,
+    10**20,
+    1e16,
+    1e-7,
+    123456789012.345,
+    0.30000000000000004,
+    JsonNumber("1.5600"),
+    JsonNumber("12345.110"),
+    JsonNumber("1.23456789123456789"),
+    JsonNumber("0.000000000000000000"),
+    JsonNumber("-98765432109876543.2100"),
+    JsonNumber("1E+3"),
+]
+
+
+@pytest.mark.parametrize(("scale", "precision"), [(0, None), (3, None), (3, 8), (2, 12), (17, 40)])
+def test_json_number_decimals_on_the_fast_path_match_the_generic_rule(
+    scale: int, precision: int | None
+) -> None:
+    parameters = {"scale": str(scale)}
+    if precision is not None:
+        parameters["connect.decimal.precision"] = str(precision)
+    schema = parse_connect({"type": "bytes", "name": DECIMAL_NAME, "parameters": parameters})
+    entry = lookup(schema)
+    fast = fast_decoder(schema)
+    assert entry is not None and fast is not None
+    outcomes = set()
+    for value in NUMERIC_VALUES:
+        expected = _outcome(lambda v: entry.decode(v, schema), value)
+        assert _outcome(fast, value) == expected, value
+        outcomes.add(expected[0])
+    assert outcomes == {"ok", "error"}  # both sides of the rule were exercised
