@@ -608,7 +608,7 @@ def time_reader(times: tuple[Time, ...], prefix: str = "$") -> TimeReader:
     getters = tuple(path_getter(rule.at, prefix) for rule in times)
     rules = tuple((rule.unit, rule.text, _under(prefix, rule.at)) for rule in times)
 
-    def read(doc: Any, where: str) -> int | None:
+    def checked(doc: Any, where: str) -> int | None:
         raws = [get(doc, where) for get in getters]
         # every field is read, not only the first that holds a value: a JSON integer field
         # holding anything else is an error wherever it is (so the first value found is kept
@@ -639,6 +639,34 @@ def time_reader(times: tuple[Time, ...], prefix: str = "$") -> TimeReader:
                     raise DecodeError(TIME_OUT_OF_RANGE, f"{where} {label}")
             if result is None:
                 result = found
+        return result
+
+    if any(rule.unit == "iso" for rule in times):
+        return checked
+    counts = tuple(
+        (get, rule.unit == "s", _DIVISORS.get(rule.unit, 1))
+        for get, rule in zip(getters, times, strict=True)
+    )
+
+    def read(doc: Any, where: str) -> int | None:
+        # the common case: every field null or an in-range JSON integer (seconds: in range as
+        # milliseconds too); anything else is read again by ``checked`` (in order, so its
+        # errors are the same)
+        result: int | None = None
+        for get, seconds, divisor in counts:
+            raw = get(doc, where)
+            if raw is None:
+                continue
+            if type(raw) is not int or not INT64_MIN <= raw <= INT64_MAX:
+                return checked(doc, where)
+            if seconds:
+                raw *= 1000
+                if not INT64_MIN <= raw <= INT64_MAX:
+                    return checked(doc, where)
+            elif divisor != 1:
+                raw //= divisor
+            if result is None:
+                result = raw
         return result
 
     return read
