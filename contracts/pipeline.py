@@ -34,7 +34,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 import orjson
 
@@ -334,10 +334,9 @@ def _file_source(path: str | Path, kind: str) -> Source:
 # --- the judgement of one message, shared by normalize, validate and infer ---------------------
 
 
-@dataclass(frozen=True, slots=True)
-class Judgement:
+class Judgement(NamedTuple):
     """What one message makes: its events and control records and the events as JSON lines,
-    or the violation that refuses it."""
+    or the violation that refuses it (a named tuple: built for every message)."""
 
     items: list[Normalized]
     lines: list[bytes]
