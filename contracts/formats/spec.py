@@ -726,7 +726,7 @@ def table_reader(rule: Table, prefix: str = "$") -> TableReader:
     qualified_at = _under(prefix, rule.qualified) if rule.qualified is not None else None
     empty_is_null, fallback = rule.empty_is_null, rule.fallback
 
-    def read(doc: Any, where: str) -> TableId | None:
+    def checked(doc: Any, where: str) -> TableId | None:
         values: dict[str, str | None] = {}
         for part, get, label in parts:
             value = get(doc, where)
@@ -747,6 +747,24 @@ def table_reader(rule: Table, prefix: str = "$") -> TableReader:
         if fallback and not any(values.values()):
             return None
         return table_id(values.get("database"), values.get("schema"), values.get("name"))
+
+    if required:
+        return checked
+    getters = tuple(get for _, get, _ in parts)
+    # the table depends on the parts' values alone: those seen are remembered (only strings
+    # and nulls get there, and no other JSON value equals one of them)
+    seen: dict[tuple[Any, ...], TableId | None] = {}
+
+    def read(doc: Any, where: str) -> TableId | None:
+        values = tuple([get(doc, where) for get in getters])
+        try:
+            return seen[values]
+        except (KeyError, TypeError):  # not seen yet, or holding an object or array
+            pass
+        found = checked(doc, where)
+        if len(seen) < _TABLES_LIMIT:
+            seen[values] = found
+        return found
 
     return read
 
