@@ -748,14 +748,17 @@ def table_reader(rule: Table, prefix: str = "$") -> TableReader:
             return None
         return table_id(values.get("database"), values.get("schema"), values.get("name"))
 
-    if required:
-        return checked
     getters = tuple(get for _, get, _ in parts)
-    # the table depends on the parts' values alone: those seen are remembered (only strings
-    # and nulls get there, and no other JSON value equals one of them)
+    needed = tuple(path for path, _ in required)
+    # with every required field there, the table depends on the parts' values alone: those
+    # seen are remembered (only strings and nulls get there, and no other JSON value equals
+    # one of them)
     seen: dict[tuple[Any, ...], TableId | None] = {}
 
     def read(doc: Any, where: str) -> TableId | None:
+        for path in needed:
+            if at(doc, path) in (None, ""):
+                return checked(doc, where)  # which says what is wrong first
         values = tuple([get(doc, where) for get in getters])
         try:
             return seen[values]
