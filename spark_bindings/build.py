@@ -346,7 +346,10 @@ class SpecDecoder(Decoder):
 
     def feed(self, j: Column, key_text: Column | None, ctx: Context) -> Feed:
         spec = self.spec
-        op, control = self.op_and_control(j, ctx)
+        # staged: every image gate, check and output column reads the op and the control
+        # kind; inlined, each of those reads would repeat the whole code-to-op table (the
+        # optimizer pushes ``op = 'u'`` into its branches, so no read shares another's work)
+        op, control = (ctx.stage(c) for c in self.op_and_control(j, ctx))
         before, after, image_problems, absent = self.images(j, op, ctx)
         table, table_problems = self.table(j, ctx)
         key, key_problems = self.key(j, key_text, before, after, ctx)
@@ -380,7 +383,9 @@ class SpecDecoder(Decoder):
         code = self.read(j, ops.at, ctx)
         if ops.spelling == "words":
             code = F.trim(F.regexp_replace(F.lower(code), r"[_\s]+", " "))
-        op = op_from(code, ops.codes)
+        # the op of a row change, read once a projection earlier: the control kind and the
+        # final op both read it
+        op = ctx.stage_text(op_from(code, ops.codes))
         over = [(r.kind, self.condition(r.when, j, ctx)) for r in self.spec.controls if r.over_op]
         after_op = [
             (r.kind, self.condition(r.when, j, ctx)) for r in self.spec.controls if not r.over_op

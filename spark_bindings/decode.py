@@ -110,7 +110,7 @@ def decode_changes(
     if steps is None:
         _warn_about_method_limit(df)
         decoder = decoder_for(name)
-        ctx = Context(ctx.contract, strip_staged_texts=decoder.texts_from_parse)
+        ctx = Context(ctx.contract, strip_staged_texts=True)
         built = decode_json_frame(Frame(df), ctx, decoder, value_col, key_col, drop_control_records)
         _STEPS.put(key, built.steps)
         return built.df

@@ -167,7 +167,7 @@ def failed(wire: Column, value: Column, path: str, message: str) -> Problem:
 # --- integers and decimals ---------------------------------------------------------------------
 
 
-def signed_unscaled_digits(raw: Column, max_bytes: int = 16) -> Column:
+def signed_unscaled_digits(raw: Column, max_bytes: int = 16, hexed: Column | None = None) -> Column:
     """Big-endian two's-complement bytes → the signed integer as decimal digits.
 
     Up to 8 bytes: sign-extend the hex to 64 bits and let ``conv`` read it as signed. Up to 16
@@ -175,8 +175,9 @@ def signed_unscaled_digits(raw: Column, max_bytes: int = 16) -> Column:
     64-bit halves and combine them with exact decimal arithmetic. Values longer than
     ``max_bytes`` (8 or 16) give null; with ``max_bytes=8`` the 128-bit branch is not built at
     all, which keeps the generated code small (a decimal of precision ≤ 18 always fits 8 bytes).
+    ``hexed``: ``hex(raw)`` computed before (it is read four times).
     """
-    hexed = F.hex(raw)
+    hexed = F.hex(raw) if hexed is None else hexed
     size = F.length(hexed)
     negative = F.substring(hexed, 1, 1) >= F.lit("8")
     pad = F.when(negative, F.lit("F")).otherwise(F.lit("0"))
@@ -209,10 +210,14 @@ def padded_base64(text: Column) -> Column:
     return F.when(F.length(text) % 4 == 0, F.try_to_binary(text, F.lit("base64")))
 
 
-def base64_decimal(wire: Column, scale: int, target: DecimalType) -> Column:
-    """A Connect Decimal (base64 two's-complement unscaled bytes) → DecimalType, natively."""
+def base64_decimal(
+    wire: Column, scale: int, target: DecimalType, hexed: Column | None = None
+) -> Column:
+    """A Connect Decimal (base64 two's-complement unscaled bytes) → DecimalType, natively
+    (``hexed``: the bytes' hex, computed before)."""
     raw = padded_base64(wire)
-    digits = signed_unscaled_digits(raw, 8 if target.precision <= _LONG_DIGITS else 16)
+    max_bytes = 8 if target.precision <= _LONG_DIGITS else 16
+    digits = signed_unscaled_digits(raw, max_bytes, hexed)
     text = F.concat(digits, F.lit(f"E{-scale}")) if scale else digits
     return text.try_cast(target)
 
@@ -381,6 +386,9 @@ def variant_decimal(
     stage = stage_text or as_is
     text = stage(F.variant_get(wire, "$", "string"))
     kind = stage(F.schema_of_variant(wire))
+    # the bytes of base64 text as hex, read four times by the base64 rule: staged, once
+    base64 = F.schema_of_variant(wire) == F.lit("STRING")
+    hexed = stage(F.when(base64, F.hex(padded_base64(F.variant_get(wire, "$", "string")))))
     number = text.try_cast(target)
     # ints and decimals: the variant holds the digits as written (as the core's JsonNumber
     # text); a double (an exponent, or beyond 38 digits) only with at most 15 significant
@@ -391,7 +399,7 @@ def variant_decimal(
         & (number.cast("double") == text.try_cast("double"))
     )
     value = within_declared(
-        F.when(kind == "STRING", base64_decimal(text, decimal_scale(schema), target)).when(
+        F.when(kind == "STRING", base64_decimal(text, decimal_scale(schema), target, hexed)).when(
             exact, number
         ),
         schema,
