@@ -98,6 +98,10 @@ L = LongType()
 ROW_COL: Final = "__cdc_row"
 #: The parse projection's row arrays (read by the explode only).
 ROWS_COL: Final = "__cdc_rows_"
+#: The row changes of a message of several rows, before the explode.
+ELEMENTS_COL: Final = "__cdc_elements"
+#: Suffix of a row array's texts (each row's contract columns looked up in the parse).
+ROW_TEXTS: Final = "__texts"
 
 UNKNOWN_OP: Final = "is not a known op code"
 
@@ -242,17 +246,32 @@ class SpecDecoder(Decoder):
             return df
         return df.select("*", payload_tail(text).alias(PAYLOAD_TAIL_COL))
 
-    def parse_columns(self, parsed: Column) -> dict[str, Column]:
+    def parse_columns(self, parsed: Column, ctx: Context) -> dict[str, Column]:
         """A message of several rows: its row arrays as columns of their own, apart from the
-        rest (no exploded row carries them: each would copy the whole arrays)."""
+        rest (no exploded row carries them: each would copy the whole arrays).
+
+        Rows parsed as maps also give each row's contract columns as a struct of texts, looked
+        up here, in the parse projection (compiled apart, in small methods): each lookup is a
+        loop over the row's keys, and two dozen of them in the decode stage's fused method
+        took it past the JIT's 8,000-byte limit."""
         if self.spec.rows is None:
             return {PARSED_COL: parsed}
         before, after = self.spec.images.before[0], self.spec.images.after[0]
-        return {
-            PARSED_COL: parsed.dropFields(after, before),
-            ROWS_COL + after: parsed[after],
-            ROWS_COL + before: parsed[before],
-        }
+        names = ctx.row.field_names()
+
+        def texts(row: Column) -> Column:
+            return F.struct(*[F.try_element_at(row, F.lit(n)).alias(n) for n in names])
+
+        out = {PARSED_COL: parsed.dropFields(after, before)}
+        for side in (after, before):
+            out[ROWS_COL + side] = parsed[side]
+            if self.texts_by_row(ctx):
+                out[ROWS_COL + side + ROW_TEXTS] = F.transform(parsed[side], texts)
+        return out
+
+    def texts_by_row(self, ctx: Context) -> bool:
+        """Whether each row's texts are looked up in the parse (see :meth:`parse_columns`)."""
+        return self.spec.rows is not None and isinstance(self.image_type(ctx), MapType)
 
     def explode(self, df: Frame, parsed: Column, ctx: Context) -> Frame:
         if self.spec.connect is not None:
@@ -298,6 +317,11 @@ class SpecDecoder(Decoder):
             if rule.over_op:
                 one = one | self.condition(rule.when, F.col(PARSED_COL), ctx)
         rows = F.when(~F.coalesce(one, F.lit(False)), rows)
+        texts = (
+            [(F.col(ROWS_COL + side + ROW_TEXTS), side + ROW_TEXTS) for side in (after, before)]
+            if self.texts_by_row(ctx)
+            else []
+        )
         element = F.transform(
             rows,
             lambda i: F.struct(
@@ -306,10 +330,15 @@ class SpecDecoder(Decoder):
                 F.try_element_at(old, i + 1).alias(before),
                 F.size(data).alias(f"{after}_rows"),
                 F.size(old).alias(f"{before}_rows"),
+                *[F.try_element_at(array, i + 1).alias(name) for array, name in texts],
             ),
         )
         keep = [F.col(quoted(c)) for c in df.columns if not c.startswith(ROWS_COL)]
-        return df.select(*keep, F.explode_outer(element).alias(ROW_COL))
+        # the elements in a projection of their own, before the explode: it reads the row
+        # arrays of the (uncollapsible) parse, so it stays apart from the decode stage, whose
+        # fused method must stay under the JIT's 8,000-byte limit
+        elements = df.select(*[F.col(quoted(c)) for c in df.columns], element.alias(ELEMENTS_COL))
+        return elements.select(*keep, F.explode_outer(F.col(ELEMENTS_COL)).alias(ROW_COL))
 
     def parse_problem(self, present: Column, j: Column) -> Problem:
         if self.spec.connect is not None:
@@ -346,10 +375,7 @@ class SpecDecoder(Decoder):
 
     def feed(self, j: Column, key_text: Column | None, ctx: Context) -> Feed:
         spec = self.spec
-        # staged: every image gate, check and output column reads the op and the control
-        # kind; inlined, each of those reads would repeat the whole code-to-op table (the
-        # optimizer pushes ``op = 'u'`` into its branches, so no read shares another's work)
-        op, control = (ctx.stage(c) for c in self.op_and_control(j, ctx))
+        op, control = self.op_and_control(j, ctx)
         before, after, image_problems, absent = self.images(j, op, ctx)
         table, table_problems = self.table(j, ctx)
         key, key_problems = self.key(j, key_text, before, after, ctx)
@@ -378,14 +404,18 @@ class SpecDecoder(Decoder):
         )
 
     def op_and_control(self, j: Column, ctx: Context) -> tuple[Column, Column]:
-        """The canonical op (null: unknown or a control record) and the control kind."""
+        """The canonical op (null: unknown or a control record) and the control kind, as
+        staged columns.
+
+        Every image gate, check and output column reads them: inlined, each read would repeat
+        the code-to-op table and the control rules (the optimizer pushes ``op = 'u'`` into the
+        table's branches, so no read shares another's work). The op a code names and the
+        control kind are columns of the texts projection, the final op one of the staging
+        projection, which reads both."""
         ops = self.spec.ops
         code = self.read(j, ops.at, ctx)
         if ops.spelling == "words":
             code = F.trim(F.regexp_replace(F.lower(code), r"[_\s]+", " "))
-        # the op of a row change, read once a projection earlier: the control kind and the
-        # final op both read it
-        op = ctx.stage_text(op_from(code, ops.codes))
         over = [(r.kind, self.condition(r.when, j, ctx)) for r in self.spec.controls if r.over_op]
         after_op = [
             (r.kind, self.condition(r.when, j, ctx)) for r in self.spec.controls if not r.over_op
@@ -394,10 +424,12 @@ class SpecDecoder(Decoder):
         if ops.controls:
             kinds.append(op_from(code, ops.controls))
         if after_op:
-            kinds.append(F.when(op.isNull(), first_control(after_op)))
+            no_op = ~F.coalesce(code.isin(*ops.codes), F.lit(False))  # op_from(...) is null
+            kinds.append(F.when(no_op, first_control(after_op)))
         control = F.coalesce(*kinds) if len(kinds) > 1 else kinds[0] if kinds else F.lit(None)
-        control = control.cast("string")
-        return F.when(control.isNull(), op), control
+        control = ctx.stage_text(control.cast("string"))
+        op = ctx.stage_text(op_from(code, ops.codes))
+        return ctx.stage(F.when(control.isNull(), op)), control
 
     def condition(self, condition: object, j: Column, ctx: Context) -> Column:
         """A control condition as a Column."""
@@ -662,8 +694,12 @@ class SpecDecoder(Decoder):
         block = self.read(j, exists.at, ctx) if exists is not None else None
         side = 0 if path == images.before else 1
         held = [F.lit(f) for f, on in (exists.flags.items() if exists else ()) if on[side]]
+        by_row = self.texts_by_row(ctx)
         for name in names:
-            raw = F.try_element_at(wire, F.lit(name))
+            if by_row:  # looked up in the parse projection
+                raw = F.col(ROW_COL)[path[0] + ROW_TEXTS][name]
+            else:
+                raw = F.try_element_at(wire, F.lit(name))
             if block is not None:
                 flag = F.try_element_at(block, F.lit(name))
                 here = F.coalesce(flag.isin(*held), F.lit(False))

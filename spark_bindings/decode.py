@@ -242,7 +242,7 @@ def decode_json_frame(
     report = decoder.parse_report(parse_expr, ctx)
     parsed = prepared.select(
         *[F.col(quoted(c)) for c in carried],
-        *[v.alias(k) for k, v in decoder.parse_columns(parse_expr).items()],
+        *[v.alias(k) for k, v in decoder.parse_columns(parse_expr, ctx).items()],
         *[v.alias(k) for k, v in early.items()],
         *([report.alias(REPORT_COL)] if report is not None else []),
         decoder.unreadable(text, ctx).alias(NOT_TEXT_COL),

@@ -74,7 +74,7 @@ class Decoder:
         Connect envelopes)."""
         return df
 
-    def parse_columns(self, parsed: Column) -> dict[str, Column]:
+    def parse_columns(self, parsed: Column, ctx: Context) -> dict[str, Column]:
         """The parse projection's columns made from the parsed message (one parse serves them
         all): the parsed struct itself but for Canal."""
         return {PARSED_COL: parsed}
