@@ -253,7 +253,12 @@ class SpecDecoder(Decoder):
         Rows parsed as maps also give each row's contract columns as a struct of texts, looked
         up here, in the parse projection (compiled apart, in small methods): each lookup is a
         loop over the row's keys, and two dozen of them in the decode stage's fused method
-        took it past the JIT's 8,000-byte limit."""
+        took it past the JIT's 8,000-byte limit.
+
+        A Connect envelope gives its fields as columns here too (see
+        :meth:`envelope_fields`)."""
+        if self.spec.connect is not None:
+            return self.envelope_fields(parsed, ctx)
         if self.spec.rows is None:
             return {PARSED_COL: parsed}
         before, after = self.spec.images.before[0], self.spec.images.after[0]
@@ -274,29 +279,33 @@ class SpecDecoder(Decoder):
         return self.spec.rows is not None and isinstance(self.image_type(ctx), MapType)
 
     def explode(self, df: Frame, parsed: Column, ctx: Context) -> Frame:
-        if self.spec.connect is not None:
-            return self.envelope_columns(df, parsed, ctx)
         if self.spec.rows is not None:
             return self.explode_rows(df, ctx)
         return df
 
-    def envelope_columns(self, df: Frame, parsed: Column, ctx: Context) -> Frame:
-        """Envelope fields as columns; the parsed struct is dropped (fewer nested fields keep
-        the plan under Spark's whole-stage-codegen field limit). A document that is only one
-        of the ``bare`` fields is its own envelope."""
+    def envelope_fields(self, parsed: Column, ctx: Context) -> dict[str, Column]:
+        """Envelope fields as columns, and whether the parse failed; no column holds the
+        parsed struct (fewer nested fields keep the plan under Spark's whole-stage-codegen
+        field limit). Columns of the parse projection, which is compiled apart: the decode
+        stage's fused method, which must stay under the JIT's 8,000-byte limit, starts at
+        them. A document that is only one of the ``bare`` fields is its own envelope."""
         connect = self.spec.connect
         assert connect is not None
         wrapped = self.is_connect(ctx)
         env = parsed[connect.payload] if wrapped else parsed
-        keep = [F.col(quoted(c)) for c in df.columns if c != PARSED_COL]
-        bad = parsed.isNull() | parsed[CORRUPT_COL].isNotNull()
-        columns = []
+        out = {BAD_JSON_COL: parsed.isNull() | parsed[CORRUPT_COL].isNotNull()}
         for name in self.envelope_type(ctx).fieldNames():
             value = env[name]
             if wrapped and name in connect.bare:
                 value = F.coalesce(value, F.when(parsed[connect.payload].isNull(), parsed[name]))
-            columns.append(value.alias(envelope_column(name)))
-        return df.select(*keep, bad.alias(BAD_JSON_COL), *columns)
+            out[envelope_column(name)] = value
+        return out
+
+    def envelope_columns(self, df: Frame, parsed: Column, ctx: Context) -> Frame:
+        """The envelope fields (:meth:`envelope_fields`) of the parsed column ``parsed``."""
+        keep = [F.col(quoted(c)) for c in df.columns if c != PARSED_COL]
+        fields = self.envelope_fields(parsed, ctx)
+        return df.select(*keep, *[v.alias(k) for k, v in fields.items()])
 
     def explode_rows(self, df: Frame, ctx: Context) -> Frame:
         """One row per row change: the index and the elements of both arrays (read once here,

@@ -389,7 +389,7 @@ def variant_decimal(
     # the bytes of base64 text as hex, read four times by the base64 rule: staged, once
     base64 = F.schema_of_variant(wire) == F.lit("STRING")
     hexed = stage(F.when(base64, F.hex(padded_base64(F.variant_get(wire, "$", "string")))))
-    number = text.try_cast(target)
+    number = stage(F.variant_get(wire, "$", "string").try_cast(target))  # read twice
     # ints and decimals: the variant holds the digits as written (as the core's JsonNumber
     # text); a double (an exponent, or beyond 38 digits) only with at most 15 significant
     # digits; never rounded to the column's scale
