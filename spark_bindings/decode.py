@@ -200,7 +200,7 @@ def _warn_about_method_limit(df: DataFrame) -> None:
     if interpreted_methods_risk(df.sparkSession):
         _LOG.warning(
             "%s is above %d: a decode whose generated method outgrows HotSpot's JIT limit runs "
-            "interpreted (13-15-column Canal contracts: ~1.3x slower); set it to %d "
+            "interpreted (a narrow query over a wide contract can: ~1.3x slower); set it to %d "
             "(docs/spark.md, Performance)",
             HUGE_METHOD_CONF,
             HOTSPOT_HUGE_METHOD,
