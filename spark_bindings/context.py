@@ -39,11 +39,9 @@ class Context:
     contract: Contract
     staged: dict[str, Column] = field(default_factory=dict)
     texts: dict[str, Column] = field(default_factory=dict)
-    #: Stage a text already stripped (when its rule strips), so the strip runs once. Worth it
-    #: where the texts come out of the parse projection (compiled apart from the decode
-    #: stage); elsewhere the strip would join the decode stage's generated method, which must
-    #: stay under the JIT's 8,000-byte limit (Canal's went from 6.7 to 8.7 KB), so the raw text
-    #: is staged and each read strips it.
+    #: Stage a text already stripped (when its rule strips), so the strip runs once (``False``:
+    #: the raw text is staged and each read strips it again). ``decode_changes`` stages
+    #: stripped texts for every format: once, the strip's code is smaller than its repeats.
     strip_staged_texts: bool = False
 
     def stage(self, expr: Column) -> Column:
