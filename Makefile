@@ -29,10 +29,10 @@ typecheck: install
 	$(BIN)/mypy
 
 # two workers (CI has 2 cores): while one waits on Spark, a JVM or a server, the other runs;
-# a test file stays on one worker, so its module fixtures (and a Spark session each) are shared
+# tests are handed out one by one (worksteal), each worker with its own Spark session
 PYTEST_WORKERS ?= 2
 unit: check-java install
-	$(BIN)/pytest -q -p no:cacheprovider -n $(PYTEST_WORKERS) --dist loadfile
+	$(BIN)/pytest -q -p no:cacheprovider -n $(PYTEST_WORKERS) --dist worksteal
 
 # the quick loop: everything that does not start a JVM
 unit-fast: install
