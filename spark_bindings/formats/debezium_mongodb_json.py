@@ -459,6 +459,19 @@ class Decoder(SpecDecoder):
                     key_text.isNotNull() & id_text.isNull(),
                 )
             )
+            # from_json reads any JSON token as text (true as "true"): the core wants a string
+            kv = F.try_parse_json(key_text)
+            raw_id = F.coalesce(
+                F.try_variant_get(kv, "$.payload.id", "variant"),
+                F.try_variant_get(kv, "$.id", "variant"),
+            )
+            problems.append(
+                Problem(
+                    "$key.id",
+                    "expected extended JSON text (a string)",
+                    id_text.isNotNull() & (F.schema_of_variant(raw_id) != F.lit("STRING")),
+                )
+            )
             column = ctx.row.get_field(KEY_COLUMN)
             if column is not None:
                 # an id that is not JSON is a bare string id, as older connectors wrote it
