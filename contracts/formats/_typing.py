@@ -563,10 +563,12 @@ def decode_cell(
         return None
     if isinstance(value, str):
         return decode_text(value, schema, table)
-    return _decode_native(value, schema)
+    return _decode_native(value, schema, table)
 
 
-def _decode_native(value: Any, schema: ConnectSchema) -> Any:
+def _decode_native(
+    value: Any, schema: ConnectSchema, table: Mapping[TextKey, TextDecoder]
+) -> Any:
     if isinstance(value, bytes):
         if schema.type == "bytes":
             return value
@@ -579,9 +581,12 @@ def _decode_native(value: Any, schema: ConnectSchema) -> Any:
         if schema.type == "boolean":
             return value
     elif schema.type in ("float", "double"):
-        return float(value)
+        number = float(value)
+        return as_float32(number, value) if schema.type == "float" else number
     elif kind == "int" and schema.type.startswith("int"):
-        return _text_int(_INT64, schema.type)(str(value), schema)
+        # the number's digits through the column's text rule, as Spark reads the token's text:
+        # an int16 holds no 70000, and a timestamp column no bare number
+        return decode_text(str(value), schema, table)
     elif schema.name == DECIMAL_NAME:
         if kind == "int":  # exact: held to the declared precision as its digits are
             return _text_decimal(str(value), schema)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from contracts.contract import load_contract
+from contracts.contract import load_contract, parse_contract
 from contracts.errors import InputError
 from contracts.events import ChangeEvent, ControlRecord
 from contracts.formats.base import InferOptions, Message
@@ -163,3 +163,33 @@ class TestMaxwellJson(FormatSpec):
         fields = [f["field"] for f in derived.value.to_json()["fields"]]
         assert fields[:4] == ["database", "table", "type", "ts"]
         assert {"data", "old", "xid", "xoffset", "commit", "primary_key_columns"} <= set(fields)
+
+    def test_json_numbers_go_through_the_column_text_rule(self) -> None:
+        # tests/parity/fixtures/maxwell-json-json-number-through-the-column-text-rule.json:
+        # Spark reads a number token's text with the column's text rule, and so must Python
+        # (an int16 held 70000 and a timestamp column kept the bare number 5 before)
+        c = parse_contract(NUMBERS_CONTRACT)
+        row = {"id": 1, "quantity": 7, "weight": 2.5, "at": "2026-11-27 09:30:00.123456"}
+        doc = {"database": "shop", "table": "orders", "type": "insert", "ts": 1, "data": row}
+        (event,) = self.fmt.normalize(Message(doc), c)
+        assert isinstance(event, ChangeEvent) and event.after is not None
+        assert event.after["at"].isoformat() == "2026-11-27T09:30:00.123456+00:00"
+        bad = {"quantity": 70000, "at": 5, "weight": 1e50}
+        for column, value in bad.items():
+            message = Message({**doc, "data": {**row, column: value}}, where="f:1")
+            with pytest.raises(InputError) as err:
+                self.fmt.normalize(message, c)
+            assert err.value.where == f"f:1 $.data.{column}"
+
+
+NUMBERS_CONTRACT = """
+name: numbers
+format: maxwell-json
+table: {database: shop, name: orders}
+key: [id]
+columns:
+  - {field: id, type: int64, optional: false}
+  - {field: quantity, type: int16, optional: true}
+  - {field: weight, type: float, optional: true}
+  - {field: at, type: int64, optional: true, name: io.debezium.time.MicroTimestamp, version: 1}
+"""
