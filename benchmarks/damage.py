@@ -47,6 +47,18 @@ BAD_JSON: Final[dict[str, tuple[Any, ...]]] = {
     "sku": (None,),  # a required column
 }
 
+#: column → bad JSON values for Maxwell (plain JSON; each value's text is read with the column's
+#: text rule, so a number's digits count, not its JSON type, except in a string column).
+BAD_MAXWELL: Final[dict[str, tuple[Any, ...]]] = {
+    "customer_id": ("1e3", "0012", 1.5, "12.0"),
+    "quantity": (2.5, "7x", True),
+    "amount": ("abc", "1,5", [1]),
+    "is_gift": ("yes", True),
+    "created_at": (5, "+10000-01-01 00:00:00", "2026-13-01 00:00:00", "2026-11-27"),
+    "ship_date": ("2026-02-30", "20261127", 20261127),
+    "id": (None,),  # a required column
+}
+
 
 @dataclass(frozen=True)
 class Damage:
@@ -79,8 +91,17 @@ def _json_doc(doc: dict[str, Any], rng: random.Random) -> tuple[str, Any]:
     return column, bad
 
 
+def _maxwell_doc(doc: dict[str, Any], rng: random.Random) -> tuple[str, Any]:
+    column = rng.choice(sorted(BAD_MAXWELL))
+    bad = rng.choice(BAD_MAXWELL[column])
+    doc["data"][column] = bad
+    return column, bad
+
+
 def _set_id(fmt: str, doc: dict[str, Any], row_id: int) -> None:
-    if fmt == "canal-json":
+    if fmt == "maxwell-json":
+        doc["data"]["id"] = row_id
+    elif fmt == "canal-json":
         doc["data"][0]["id"] = str(row_id)
     elif fmt == "arcion-s3-json":
         for side in ("before", "after"):
@@ -96,7 +117,8 @@ def _bad_envelope(fmt: str, doc: dict[str, Any], rng: random.Random) -> tuple[st
     """A damage outside the values: an unknown op, an unknown exists code, or not JSON."""
     roll = rng.randrange(3)
     if roll == 0:
-        at = {"canal-json": ("type",), "arcion-s3-json": ("opType",)}.get(fmt, ("payload", "op"))
+        ops = {"canal-json": ("type",), "arcion-s3-json": ("opType",), "maxwell-json": ("type",)}
+        at = ops.get(fmt, ("payload", "op"))
         target = doc
         for part in at[:-1]:
             target = target[part]
@@ -112,6 +134,7 @@ GENERATORS: Final[dict[str, Callable[[int], Any]]] = {
     "debezium-json": datagen.debezium_messages,
     "canal-json": datagen.canal_messages,
     "arcion-s3-json": datagen.arcion_s3_json_messages,
+    "maxwell-json": datagen.maxwell_messages,
 }
 
 
@@ -130,6 +153,8 @@ def damaged_sample(
                 column, bad = _bad_envelope(fmt, doc, rng)
             elif fmt == "debezium-json":
                 column, bad = _json_doc(doc, rng)
+            elif fmt == "maxwell-json":
+                column, bad = _maxwell_doc(doc, rng)
             else:
                 column, bad = _text_doc(fmt, doc, rng)
             damages.append(Damage(i, i + 1, column, bad))

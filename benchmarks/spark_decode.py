@@ -1,6 +1,7 @@
 """Spark decode throughput from files: ``decode_changes`` against honest baselines (issue 29).
 
-For each text format (debezium-json with embedded schemas, canal-json, arcion-s3-json) the same
+For each text format (debezium-json with embedded schemas, canal-json, arcion-s3-json,
+maxwell-json) the same
 generated messages (benchmarks/datagen.py) are written once to a JSON-lines file, then, in one
 run and after warm-up, every variant reads that file and decodes it into the same typed columns
 (``op``, ``table``, ``key``, ``before``, ``after``, ``ts_ms``, ``source_ts_ms``, ``position``),
@@ -19,7 +20,8 @@ written to Spark's ``noop`` sink:
   15-field ``source``), ``decode_changes(...).select(...)`` against a ``from_json`` of just
   those fields;
 - where PyFlink is installed (``pip install -e '.[bench]'``, or ``--flink-python`` naming a
-  Python that has it): Apache Flink's own ``debezium-json`` and ``canal-json`` formats over the
+  Python that has it): Apache Flink's own ``debezium-json``, ``canal-json`` and ``maxwell-json``
+  formats over the
   same files (benchmarks/flink_decode.py, in its own process).
 
 Before timing, the rows of every variant on the first 3,000 messages are compared with
@@ -58,10 +60,18 @@ from pyspark.sql import types as T
 from benchmarks import datagen
 from benchmarks.damage import damaged_sample
 from benchmarks.jvm_clock import process_cpu_clock
-from benchmarks.strict_ceiling import MYSQL_POSITION, arcion_schema, debezium_payload, strict
+from benchmarks.strict_ceiling import (
+    MAXWELL_POSITION,
+    MYSQL_POSITION,
+    arcion_schema,
+    debezium_payload,
+    maxwell_schema,
+    strict,
+)
 from contracts.contract import Contract
 from contracts.formats import get_format
 from contracts.formats.base import InferOptions, Message
+from contracts.formats.maxwell_json import MAXWELL_TYPES
 from contracts.logical import DECIMAL_NAME, decimal_scale, lookup
 from spark_bindings import decode, decode_changes, spark_schema
 from spark_bindings.feed import CANONICAL, ERROR_COL
@@ -118,6 +128,8 @@ def handwritten(df: DataFrame, c: Contract) -> DataFrame:
     strings = T.StructType([T.StructField(n, T.StringType()) for n in row.fieldNames()])
     if c.format == "canal-json":
         return _canal_handwritten(df, c, row, strings)
+    if c.format == "maxwell-json":
+        return _maxwell_handwritten(df, c, row)
     return _arcion_handwritten(df, c, row, strings)
 
 
@@ -250,6 +262,47 @@ def _arcion_handwritten(
     )
 
 
+def _maxwell_handwritten(df: DataFrame, c: Contract, row: T.StructType) -> DataFrame:
+    """Maxwell: ``data`` in the JSON types (text for times), ``old`` as a map of texts laid
+    over it for an update's before image."""
+    parsed = _parsed(df, maxwell_schema(row, data_as_text=False))
+    j = F.col("j")
+    old = j["old"]
+    op = F.lit(None).cast("string")
+    for code, canonical in MAXWELL_TYPES.items():
+        op = F.when(j["type"] == code, F.lit(canonical)).otherwise(op)
+    names = row.fieldNames()
+    data = F.struct(*[_text_leaf(j["data"][n], row[n].dataType).alias(n) for n in names])
+
+    def old_leaf(n: str) -> Column:
+        value = F.when(F.map_contains_key(old, n), old[n].try_cast(row[n].dataType))
+        return value.otherwise(_text_leaf(j["data"][n], row[n].dataType)).alias(n)
+
+    decoded = parsed.select(
+        op.alias("op"),
+        "j",
+        F.when(op != "d", data).alias("after"),
+        F.when(op == "d", data)
+        .when((op == "u") & old.isNotNull(), F.struct(*[old_leaf(n) for n in names]))
+        .alias("before"),
+    )
+    position = F.create_map(*[x for n in MAXWELL_POSITION for x in (F.lit(n), j[n].cast("string"))])
+    return decoded.select(
+        "op",
+        F.struct(
+            j["database"].alias("database"),
+            F.lit(None).cast("string").alias("schema"),
+            j["table"].alias("name"),
+        ).alias("table"),
+        _key_of(c, F.coalesce("after", "before")).alias("key"),
+        "before",
+        "after",
+        F.lit(None).cast("long").alias("ts_ms"),
+        (j["ts"] * 1000).alias("source_ts_ms"),
+        F.map_filter(position, lambda _k, v: v.isNotNull()).alias("position"),
+    )
+
+
 # --- the Python UDF teams write ---------------------------------------------------------------
 
 
@@ -313,6 +366,59 @@ def udf_output_type(row: T.StructType, c: Contract) -> T.StructType:
     )
 
 
+def _python_json(target: T.DataType) -> Callable[[Any], Any]:
+    """One plain JSON value (Maxwell): numbers as they are, times from their text."""
+    if isinstance(target, T.TimestampType):
+        return lambda v: None if v is None else dt.datetime.fromisoformat(v)
+    if isinstance(target, T.DateType):
+        return lambda v: None if v is None else dt.date.fromisoformat(v)
+    if isinstance(target, T.DoubleType | T.FloatType):
+        return lambda v: None if v is None else float(v)
+    return lambda v: v
+
+
+def _maxwell_udf(
+    c: Contract,
+    row: T.StructType,
+    key_of: Callable[[Any], Any],
+    row_of: Callable[[dict[str, Any], list[Callable[[Any], Any]]], tuple[Any, ...]],
+) -> Callable[[Any], Any]:
+    leaves = [_python_json(f.dataType) for f in row.fields]
+
+    def decode_maxwell(value: bytes) -> Any:
+        m = json.loads(value)
+        op = MAXWELL_TYPES.get(m.get("type"))
+        data = m.get("data") or {}
+        image = row_of(data, leaves)
+        before = after = None
+        if op == "d":
+            before = image
+        else:
+            after = image
+            if op == "u" and m.get("old") is not None:
+                before = row_of({**data, **m["old"]}, leaves)
+        position = {k: _text_of(m[k]) for k in MAXWELL_POSITION if m.get(k) is not None}
+        table = (m.get("database") or None, None, m.get("table") or None)
+        ts = m.get("ts")
+        return (
+            op,
+            table,
+            key_of(after or before),
+            before,
+            after,
+            None,
+            None if ts is None else ts * 1000,
+            position,
+        )
+
+    return decode_maxwell
+
+
+def _text_of(value: Any) -> str:
+    """A JSON scalar as Spark casts it to a string (``true``, not ``True``)."""
+    return json.dumps(value) if isinstance(value, bool) else str(value)
+
+
 def python_udf(df: DataFrame, c: Contract, arrow: bool) -> DataFrame:
     """A UDF doing json.loads and decoding each column in Python, producing the columns the
     from_json baselines and ``decode_changes`` produce (op, table, key, before, after, times,
@@ -355,6 +461,10 @@ def python_udf(df: DataFrame, c: Contract, arrow: bool) -> DataFrame:
             return row_of(p[side], leaves)
 
         return df.select(F.udf(decode, out, useArrow=arrow)("value").alias("r")).select("r.*")
+    if fmt == "maxwell-json":
+        return df.select(
+            F.udf(_maxwell_udf(c, row, key_of, row_of), out, useArrow=arrow)("value").alias("r")
+        ).select("r.*")
     leaves = [_python_text(row[n].dataType) for n in names]
     if fmt == "canal-json":
         ops = {"INSERT": "c", "UPDATE": "u", "DELETE": "d"}
@@ -428,6 +538,7 @@ GENERATORS: Final[dict[str, Callable[[int], Iterator[bytes]]]] = {
     "debezium-json": lambda n: datagen.debezium_messages(n),
     "canal-json": lambda n: datagen.canal_messages(n),
     "arcion-s3-json": lambda n: datagen.arcion_s3_json_messages(n),
+    "maxwell-json": lambda n: datagen.maxwell_messages(n),
 }
 
 
@@ -639,8 +750,13 @@ FLINK_COLUMNS: Final = {
     "debezium-json": "id BIGINT, customer_id INT, status STRING, amount BYTES, "
     "quantity SMALLINT, unit_price DOUBLE, weight_kg FLOAT, sku STRING, note STRING, "
     "is_gift BOOLEAN, created_at BIGINT, ship_date INT",
+    "maxwell-json": "id BIGINT, customer_id BIGINT, status STRING, amount DOUBLE, "
+    "quantity BIGINT, unit_price DOUBLE, weight_kg DOUBLE, sku STRING, note STRING, "
+    "is_gift BIGINT, created_at TIMESTAMP(6), ship_date DATE",
 }
 FLINK_NOTE: Final = {
+    "maxwell-json": "Flink reads JSON values leniently and has no error column; it fails the "
+    "job on a `bootstrap-insert` (snapshot) row, so the generated file holds none",
     "canal-json": "Flink reads text values leniently and has no error column",
     "debezium-json": "Flink's table: amount BYTES (its DECIMAL fails the job on Connect's "
     "base64 Decimal), created_at BIGINT, ship_date INT (no Connect logical types decoded)",
@@ -724,6 +840,7 @@ TARGETS: Final[dict[str, list[tuple[str, str, float]]]] = {
         ("vs strict ceiling", "vs_strict", 0.95),
         ("vs bare from_json", "vs_from_json", 0.6),
     ],
+    "maxwell-json": [("vs strict ceiling", "vs_strict", 0.95)],
 }
 
 

@@ -27,6 +27,8 @@ from contracts.formats._typing import TEXT_WHITESPACE
 from contracts.formats.arcion_s3_json import EXISTS_FLAGS, NULL_LITERAL
 from contracts.formats.arcion_s3_json import OP_TYPES as ARCION_OPS
 from contracts.formats.canal_json import SPEC as CANAL_SPEC
+from contracts.formats.maxwell_json import MAXWELL_CONTROLS, MAXWELL_TYPES
+from contracts.formats.maxwell_json import SPEC as MAXWELL_SPEC
 from contracts.formats.spec import DEFAULT_TEXT, TextConventions
 from contracts.logical import decimal_precision, decimal_scale, lookup
 from contracts.schema import ConnectSchema
@@ -299,6 +301,86 @@ def arcion_s3(df: DataFrame, c: Contract) -> DataFrame:
     return decoded.select(*_outputs(c, table, times, F.col("cursor")))
 
 
+# --- Maxwell (plain JSON values) ----------------------------------------------------------------
+
+#: The Maxwell fields that make the position.
+MAXWELL_POSITION: Final = ("xid", "xoffset", "commit", "position", "gtid")
+
+
+def maxwell_schema(row: T.StructType, data_as_text: bool) -> T.StructType:
+    """What ``from_json`` reads of a Maxwell event: ``data`` as a map of the values' texts
+    (``data_as_text``) or in the columns' JSON types (a time as its text); ``old`` as texts."""
+    texts = T.MapType(T.StringType(), T.StringType())
+    temporal = (T.TimestampType, T.DateType)
+    typed = T.StructType(
+        [
+            T.StructField(
+                f.name, T.StringType() if isinstance(f.dataType, temporal) else f.dataType
+            )
+            for f in row.fields
+        ]
+    )
+    return T.StructType(
+        [
+            *[T.StructField(n, T.StringType()) for n in ("database", "table", "type")],
+            *[T.StructField(n, T.LongType()) for n in ("ts", "xid", "xoffset")],
+            T.StructField("commit", T.BooleanType()),
+            *[T.StructField(n, T.StringType()) for n in ("position", "gtid")],
+            T.StructField("data", texts if data_as_text else typed),
+            T.StructField("old", texts),
+        ]
+    )
+
+
+def maxwell(df: DataFrame, c: Contract) -> DataFrame:
+    """Maxwell: each value's JSON text read with the column's text rule; an update's before
+    image is ``old`` over ``data``; bootstrap markers and DDL are control records."""
+    row = spark_schema(c, "row", "decoded")
+    m = F.col("m")
+    data, old = m["data"], m["old"]
+    op = F.lit(None).cast("string")
+    for code, said in MAXWELL_TYPES.items():
+        op = F.when(m["type"] == code, F.lit(said)).otherwise(op)
+    control = m["type"].isin(*MAXWELL_CONTROLS)
+    image = TextImage(c, MAXWELL_SPEC.images.text)
+    present = data.isNotNull()
+    row_image = image.struct(lambda n: data[n], present)
+    is_update = (op == "u") & old.isNotNull()
+    prior = image.struct(
+        lambda n: F.when(F.map_contains_key(old, n), old[n]).otherwise(data[n]), is_update
+    )
+    required = [
+        present & data[f.field or ""].isNull()
+        for f in c.row_schema.fields or ()
+        if not f.optional and not f.has_default
+    ]
+    error = (
+        F.when(control, F.lit(None))
+        .when(F.col("unparsed"), F.lit("$: is not valid JSON"))
+        .when(op.isNull(), F.lit("$.type: unknown op"))
+        .when(~present, F.lit("$.data: is required"))
+        .when(_any(image.checks + required), F.lit(BAD_VALUE))
+    )
+    decoded = _parse(df, maxwell_schema(row, data_as_text=True)).select(
+        F.when(~control, op).alias("op"),
+        "m",
+        F.when(op != "d", row_image).alias("after"),
+        F.when(op == "d", row_image).when(is_update, prior).alias("before"),
+        error.alias("_e"),
+    )
+    table = F.struct(
+        F.nullif(m["database"], F.lit("")).alias("database"),
+        F.lit(None).cast("string").alias("schema"),
+        F.nullif(m["table"], F.lit("")).alias("name"),
+    )
+    position = F.map_filter(
+        F.create_map(*[x for n in MAXWELL_POSITION for x in (F.lit(n), m[n].cast("string"))]),
+        lambda _k, v: v.isNotNull(),
+    )
+    times = [F.lit(None).cast("long").alias("ts_ms"), (m["ts"] * 1000).alias("source_ts_ms")]
+    return decoded.select(*_outputs(c, table, times, position))
+
+
 # --- Debezium (JsonConverter values) ------------------------------------------------------------
 
 #: The Debezium MySQL source fields that make the position.
@@ -408,6 +490,7 @@ STRICT: Final[dict[str, Callable[[DataFrame, Contract], DataFrame]]] = {
     "debezium-json": debezium,
     "canal-json": canal,
     "arcion-s3-json": arcion_s3,
+    "maxwell-json": maxwell,
 }
 
 
