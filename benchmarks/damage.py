@@ -47,7 +47,7 @@ BAD_JSON: Final[dict[str, tuple[Any, ...]]] = {
     "sku": (None,),  # a required column
 }
 
-#: column → bad JSON values for Maxwell (plain JSON; each value's text is read with the column's
+#: column → bad JSON values for Maxwell and GoldenGate (plain JSON; each value's text is read with the column's
 #: text rule, so a number's digits count, not its JSON type, except in a string column).
 BAD_MAXWELL: Final[dict[str, tuple[Any, ...]]] = {
     "customer_id": ("1e3", "0012", 1.5, "12.0"),
@@ -91,16 +91,22 @@ def _json_doc(doc: dict[str, Any], rng: random.Random) -> tuple[str, Any]:
     return column, bad
 
 
-def _maxwell_doc(doc: dict[str, Any], rng: random.Random) -> tuple[str, Any]:
+def _plain_json_doc(fmt: str, doc: dict[str, Any], rng: random.Random) -> tuple[str, Any]:
+    """Damage one value of a Maxwell or GoldenGate document in place: (column, bad value)."""
     column = rng.choice(sorted(BAD_MAXWELL))
     bad = rng.choice(BAD_MAXWELL[column])
-    doc["data"][column] = bad
+    side = "data" if fmt == "maxwell-json" else "after" if "after" in doc else "before"
+    doc[side][column] = bad
     return column, bad
 
 
 def _set_id(fmt: str, doc: dict[str, Any], row_id: int) -> None:
     if fmt == "maxwell-json":
         doc["data"]["id"] = row_id
+    elif fmt == "ogg-json":
+        for side in ("before", "after"):
+            if side in doc:
+                doc[side]["id"] = row_id
     elif fmt == "canal-json":
         doc["data"][0]["id"] = str(row_id)
     elif fmt == "arcion-s3-json":
@@ -117,7 +123,12 @@ def _bad_envelope(fmt: str, doc: dict[str, Any], rng: random.Random) -> tuple[st
     """A damage outside the values: an unknown op, an unknown exists code, or not JSON."""
     roll = rng.randrange(3)
     if roll == 0:
-        ops = {"canal-json": ("type",), "arcion-s3-json": ("opType",), "maxwell-json": ("type",)}
+        ops = {
+            "canal-json": ("type",),
+            "arcion-s3-json": ("opType",),
+            "maxwell-json": ("type",),
+            "ogg-json": ("op_type",),
+        }
         at = ops.get(fmt, ("payload", "op"))
         target = doc
         for part in at[:-1]:
@@ -135,6 +146,7 @@ GENERATORS: Final[dict[str, Callable[[int], Any]]] = {
     "canal-json": datagen.canal_messages,
     "arcion-s3-json": datagen.arcion_s3_json_messages,
     "maxwell-json": datagen.maxwell_messages,
+    "ogg-json": datagen.ogg_messages,
 }
 
 
@@ -153,8 +165,8 @@ def damaged_sample(
                 column, bad = _bad_envelope(fmt, doc, rng)
             elif fmt == "debezium-json":
                 column, bad = _json_doc(doc, rng)
-            elif fmt == "maxwell-json":
-                column, bad = _maxwell_doc(doc, rng)
+            elif fmt in ("maxwell-json", "ogg-json"):
+                column, bad = _plain_json_doc(fmt, doc, rng)
             else:
                 column, bad = _text_doc(fmt, doc, rng)
             damages.append(Damage(i, i + 1, column, bad))

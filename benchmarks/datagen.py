@@ -413,6 +413,41 @@ def maxwell_messages(n: int, seed: int = 0) -> Iterator[bytes]:
         yield orjson.dumps(doc)
 
 
+# --- Oracle GoldenGate JSON ------------------------------------------------------------------------
+
+
+def _ogg_time(ts_ms: int, sep: str) -> str:
+    return dt.datetime.fromtimestamp(ts_ms / 1000, dt.UTC).strftime(f"%Y-%m-%d{sep}%H:%M:%S.%f")
+
+
+def ogg_messages(n: int, seed: int = 0) -> Iterator[bytes]:
+    """``n`` GoldenGate JSON operations on ``SHOP.ORDERS`` (an update carries both images;
+    values in the same JSON types as Maxwell's)."""
+    rng = random.Random(seed)
+    kinds = {"r": "I", "c": "I", "u": "U", "d": "D"}
+    for i in range(n):
+        ts = BASE_TS_MS + i * 37
+        kind = kinds[_pick_op(rng)]
+        row = _maxwell_row(rng, 10_000_000 + rng.randrange(max(n, 1)), ts)
+        before: dict[str, Any] | None = row if kind != "I" else None
+        after: dict[str, Any] | None = row if kind != "D" else None
+        if kind == "U":
+            after = {**row, "status": rng.choice(STATUSES)}
+        doc: dict[str, Any] = {
+            "table": f"{DATABASE.upper()}.{TABLE.upper()}",
+            "op_type": kind,
+            "op_ts": _ogg_time(ts - rng.randint(1, 900), " "),
+            "current_ts": _ogg_time(ts, "T"),
+            "pos": f"{i * 1_000 + 100:023d}",
+            "primary_keys": ["id"],
+        }
+        if before is not None:
+            doc["before"] = before
+        if after is not None:
+            doc["after"] = after
+        yield orjson.dumps(doc)
+
+
 # --- writing ------------------------------------------------------------------------------------
 
 
@@ -435,6 +470,7 @@ GENERATORS: Final = {
     "canal": canal_messages,
     "arcion-s3-json": arcion_s3_json_messages,
     "maxwell": maxwell_messages,
+    "ogg": ogg_messages,
 }
 
 

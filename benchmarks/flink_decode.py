@@ -2,7 +2,7 @@
 
 Run in its own process by spark_decode.py (PyFlink and PySpark each start a JVM over py4j, and
 PyFlink pins its own py4j, pyarrow and pandas, so it may live in another virtualenv): a bounded
-``filesystem`` source with Flink's ``debezium-json``, ``canal-json`` or ``maxwell-json`` format, read in
+``filesystem`` source with Flink's ``debezium-json``, ``canal-json``, ``maxwell-json`` or ``ogg-json`` format, read in
 STREAMING mode (Flink's batch mode refuses CDC formats) at parallelism 2, into a ``blackhole``
 sink. ``--warmup`` jobs, then ``--repeat`` timed jobs; prints one JSON line: the best
 messages/s and the gateway JVM's process CPU µs per message for that job (the local mini
@@ -63,7 +63,9 @@ def show(t_env: Any, args: argparse.Namespace) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
-        "--format", required=True, choices=("debezium-json", "canal-json", "maxwell-json")
+        "--format",
+        required=True,
+        choices=("debezium-json", "canal-json", "maxwell-json", "ogg-json"),
     )
     parser.add_argument("--file", required=True)
     parser.add_argument("--columns", required=True, help="the table's columns, as Flink SQL")

@@ -1,7 +1,7 @@
 """Spark decode throughput from files: ``decode_changes`` against honest baselines (issue 29).
 
 For each text format (debezium-json with embedded schemas, canal-json, arcion-s3-json,
-maxwell-json) the same
+maxwell-json, ogg-json) the same
 generated messages (benchmarks/datagen.py) are written once to a JSON-lines file, then, in one
 run and after warm-up, every variant reads that file and decodes it into the same typed columns
 (``op``, ``table``, ``key``, ``before``, ``after``, ``ts_ms``, ``source_ts_ms``, ``position``),
@@ -20,8 +20,8 @@ written to Spark's ``noop`` sink:
   15-field ``source``), ``decode_changes(...).select(...)`` against a ``from_json`` of just
   those fields;
 - where PyFlink is installed (``pip install -e '.[bench]'``, or ``--flink-python`` naming a
-  Python that has it): Apache Flink's own ``debezium-json``, ``canal-json`` and ``maxwell-json``
-  formats over the
+  Python that has it): Apache Flink's own ``debezium-json``, ``canal-json``, ``maxwell-json`` and
+  ``ogg-json`` formats over the
   same files (benchmarks/flink_decode.py, in its own process).
 
 Before timing, the rows of every variant on the first 3,000 messages are compared with
@@ -66,12 +66,14 @@ from benchmarks.strict_ceiling import (
     arcion_schema,
     debezium_payload,
     maxwell_schema,
+    ogg_schema,
     strict,
 )
 from contracts.contract import Contract
 from contracts.formats import get_format
 from contracts.formats.base import InferOptions, Message
 from contracts.formats.maxwell_json import MAXWELL_TYPES
+from contracts.formats.ogg_json import OP_TYPES as OGG_TYPES
 from contracts.logical import DECIMAL_NAME, decimal_scale, lookup
 from spark_bindings import decode, decode_changes, spark_schema
 from spark_bindings.feed import CANONICAL, ERROR_COL
@@ -130,6 +132,8 @@ def handwritten(df: DataFrame, c: Contract) -> DataFrame:
         return _canal_handwritten(df, c, row, strings)
     if c.format == "maxwell-json":
         return _maxwell_handwritten(df, c, row)
+    if c.format == "ogg-json":
+        return _ogg_handwritten(df, c, row)
     return _arcion_handwritten(df, c, row, strings)
 
 
@@ -303,6 +307,49 @@ def _maxwell_handwritten(df: DataFrame, c: Contract, row: T.StructType) -> DataF
     )
 
 
+def _ogg_handwritten(df: DataFrame, c: Contract, row: T.StructType) -> DataFrame:
+    """GoldenGate: images in the JSON types (text for times), ``SCHEMA.TABLE`` split."""
+    parsed = _parsed(df, ogg_schema(row, images_as_text=False))
+    j = F.col("j")
+    op = F.lit(None).cast("string")
+    for code, canonical in OGG_TYPES.items():
+        op = F.when(j["op_type"] == code, F.lit(canonical)).otherwise(op)
+    names = row.fieldNames()
+
+    def image(side: str) -> Column:
+        return F.struct(*[_text_leaf(j[side][n], row[n].dataType).alias(n) for n in names])
+
+    def millis(text: Column) -> Column:
+        return F.unix_millis(text.try_cast("timestamp"))
+
+    qualified = j["table"]
+    decoded = parsed.select(
+        op.alias("op"),
+        F.struct(
+            F.lit(None).cast("string").alias("database"),
+            F.when(F.contains(qualified, F.lit(".")), F.substring_index(qualified, ".", 1)).alias(
+                "schema"
+            ),
+            F.substring_index(qualified, ".", -1).alias("name"),
+        ).alias("table"),
+        F.when(op.isin("u", "d"), image("before")).alias("before"),
+        F.when(op.isin("c", "u"), image("after")).alias("after"),
+        millis(j["current_ts"]).alias("ts_ms"),
+        millis(j["op_ts"]).alias("source_ts_ms"),
+        F.create_map(F.lit("pos"), j["pos"]).alias("position"),
+    )
+    return decoded.select(
+        "op",
+        "table",
+        _key_of(c, F.coalesce("after", "before")).alias("key"),
+        "before",
+        "after",
+        "ts_ms",
+        "source_ts_ms",
+        "position",
+    )
+
+
 # --- the Python UDF teams write ---------------------------------------------------------------
 
 
@@ -378,7 +425,6 @@ def _python_json(target: T.DataType) -> Callable[[Any], Any]:
 
 
 def _maxwell_udf(
-    c: Contract,
     row: T.StructType,
     key_of: Callable[[Any], Any],
     row_of: Callable[[dict[str, Any], list[Callable[[Any], Any]]], tuple[Any, ...]],
@@ -412,6 +458,45 @@ def _maxwell_udf(
         )
 
     return decode_maxwell
+
+
+def _ogg_udf(
+    row: T.StructType,
+    key_of: Callable[[Any], Any],
+    row_of: Callable[[dict[str, Any], list[Callable[[Any], Any]]], tuple[Any, ...]],
+) -> Callable[[Any], Any]:
+    leaves = [_python_json(f.dataType) for f in row.fields]
+
+    def millis(text: str | None) -> int | None:
+        if text is None:
+            return None
+        at = dt.datetime.fromisoformat(text).replace(tzinfo=dt.UTC)
+        return (at - EPOCH) // dt.timedelta(milliseconds=1)
+
+    def decode_ogg(value: bytes) -> Any:
+        m = json.loads(value)
+        op = OGG_TYPES.get(m.get("op_type"))
+        before = row_of(m["before"], leaves) if op in ("u", "d") else None
+        after = row_of(m["after"], leaves) if op in ("c", "u") else None
+        schema, _, name = (m.get("table") or "").rpartition(".")
+        position = {"pos": m["pos"]} if m.get("pos") is not None else {}
+        return (
+            op,
+            (None, schema or None, name or None),
+            key_of(after or before),
+            before,
+            after,
+            millis(m.get("current_ts")),
+            millis(m.get("op_ts")),
+            position,
+        )
+
+    return decode_ogg
+
+
+EPOCH: Final = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
+#: The UDF decoders of the plain JSON formats, by format.
+JSON_UDFS: Final = {"maxwell-json": _maxwell_udf, "ogg-json": _ogg_udf}
 
 
 def _text_of(value: Any) -> str:
@@ -461,10 +546,9 @@ def python_udf(df: DataFrame, c: Contract, arrow: bool) -> DataFrame:
             return row_of(p[side], leaves)
 
         return df.select(F.udf(decode, out, useArrow=arrow)("value").alias("r")).select("r.*")
-    if fmt == "maxwell-json":
-        return df.select(
-            F.udf(_maxwell_udf(c, row, key_of, row_of), out, useArrow=arrow)("value").alias("r")
-        ).select("r.*")
+    if fmt in JSON_UDFS:
+        decoder = JSON_UDFS[fmt](row, key_of, row_of)
+        return df.select(F.udf(decoder, out, useArrow=arrow)("value").alias("r")).select("r.*")
     leaves = [_python_text(row[n].dataType) for n in names]
     if fmt == "canal-json":
         ops = {"INSERT": "c", "UPDATE": "u", "DELETE": "d"}
@@ -539,6 +623,7 @@ GENERATORS: Final[dict[str, Callable[[int], Iterator[bytes]]]] = {
     "canal-json": lambda n: datagen.canal_messages(n),
     "arcion-s3-json": lambda n: datagen.arcion_s3_json_messages(n),
     "maxwell-json": lambda n: datagen.maxwell_messages(n),
+    "ogg-json": lambda n: datagen.ogg_messages(n),
 }
 
 
@@ -753,8 +838,12 @@ FLINK_COLUMNS: Final = {
     "maxwell-json": "id BIGINT, customer_id BIGINT, status STRING, amount DOUBLE, "
     "quantity BIGINT, unit_price DOUBLE, weight_kg DOUBLE, sku STRING, note STRING, "
     "is_gift BIGINT, created_at TIMESTAMP(6), ship_date DATE",
+    "ogg-json": "id BIGINT, customer_id BIGINT, status STRING, amount DOUBLE, "
+    "quantity BIGINT, unit_price DOUBLE, weight_kg DOUBLE, sku STRING, note STRING, "
+    "is_gift BIGINT, created_at TIMESTAMP(6), ship_date DATE",
 }
 FLINK_NOTE: Final = {
+    "ogg-json": "Flink reads JSON values leniently and has no error column",
     "maxwell-json": "Flink reads JSON values leniently and has no error column; it fails the "
     "job on a `bootstrap-insert` (snapshot) row, so the generated file holds none",
     "canal-json": "Flink reads text values leniently and has no error column",
@@ -841,6 +930,7 @@ TARGETS: Final[dict[str, list[tuple[str, str, float]]]] = {
         ("vs bare from_json", "vs_from_json", 0.6),
     ],
     "maxwell-json": [("vs strict ceiling", "vs_strict", 0.95)],
+    "ogg-json": [("vs strict ceiling", "vs_strict", 0.95)],
 }
 
 

@@ -29,6 +29,8 @@ from contracts.formats.arcion_s3_json import OP_TYPES as ARCION_OPS
 from contracts.formats.canal_json import SPEC as CANAL_SPEC
 from contracts.formats.maxwell_json import MAXWELL_CONTROLS, MAXWELL_TYPES
 from contracts.formats.maxwell_json import SPEC as MAXWELL_SPEC
+from contracts.formats.ogg_json import OP_TYPES as OGG_TYPES
+from contracts.formats.ogg_json import SPEC as OGG_SPEC
 from contracts.formats.spec import DEFAULT_TEXT, TextConventions
 from contracts.logical import decimal_precision, decimal_scale, lookup
 from contracts.schema import ConnectSchema
@@ -307,12 +309,13 @@ def arcion_s3(df: DataFrame, c: Contract) -> DataFrame:
 MAXWELL_POSITION: Final = ("xid", "xoffset", "commit", "position", "gtid")
 
 
-def maxwell_schema(row: T.StructType, data_as_text: bool) -> T.StructType:
-    """What ``from_json`` reads of a Maxwell event: ``data`` as a map of the values' texts
-    (``data_as_text``) or in the columns' JSON types (a time as its text); ``old`` as texts."""
-    texts = T.MapType(T.StringType(), T.StringType())
+TEXTS: Final = T.MapType(T.StringType(), T.StringType())
+
+
+def json_image(row: T.StructType) -> T.StructType:
+    """A plain JSON image (Maxwell, GoldenGate) in the columns' JSON types, a time as text."""
     temporal = (T.TimestampType, T.DateType)
-    typed = T.StructType(
+    return T.StructType(
         [
             T.StructField(
                 f.name, T.StringType() if isinstance(f.dataType, temporal) else f.dataType
@@ -320,6 +323,12 @@ def maxwell_schema(row: T.StructType, data_as_text: bool) -> T.StructType:
             for f in row.fields
         ]
     )
+
+
+def maxwell_schema(row: T.StructType, data_as_text: bool) -> T.StructType:
+    """What ``from_json`` reads of a Maxwell event: ``data`` as a map of the values' texts
+    (``data_as_text``) or in the columns' JSON types (:func:`json_image`); ``old`` as texts."""
+    texts, typed = TEXTS, json_image(row)
     return T.StructType(
         [
             *[T.StructField(n, T.StringType()) for n in ("database", "table", "type")],
@@ -379,6 +388,81 @@ def maxwell(df: DataFrame, c: Contract) -> DataFrame:
     )
     times = [F.lit(None).cast("long").alias("ts_ms"), (m["ts"] * 1000).alias("source_ts_ms")]
     return decoded.select(*_outputs(c, table, times, position))
+
+
+# --- Oracle GoldenGate JSON (plain JSON values) ----------------------------------------------------
+
+#: The GoldenGate envelope fields the benchmark reads.
+OGG_FIELDS: Final = ("table", "op_type", "op_ts", "current_ts", "pos")
+
+
+def ogg_schema(row: T.StructType, images_as_text: bool) -> T.StructType:
+    """What ``from_json`` reads of a GoldenGate operation: the images as maps of the values'
+    texts (``images_as_text``) or in the columns' JSON types (:func:`json_image`)."""
+    image = TEXTS if images_as_text else json_image(row)
+    return T.StructType(
+        [
+            *[T.StructField(n, T.StringType()) for n in OGG_FIELDS],
+            T.StructField("before", image),
+            T.StructField("after", image),
+        ]
+    )
+
+
+def ogg_time(text: Column) -> Column:
+    """Epoch milliseconds of a GoldenGate time (UTC wall-clock text; null: it does not read)."""
+    stamp = F.when(text.rlike(_TIMESTAMP_TEXT), F.concat(text, F.lit("Z")).try_cast("timestamp"))
+    return F.unix_millis(stamp)
+
+
+def ogg(df: DataFrame, c: Contract) -> DataFrame:
+    """GoldenGate: each value's JSON text read with the column's text rule; ``T`` is a truncate
+    without images; ``SCHEMA.TABLE`` names the table."""
+    row = spark_schema(c, "row", "decoded")
+    m = F.col("m")
+    op = F.lit(None).cast("string")
+    for code, said in OGG_TYPES.items():
+        op = F.when(m["op_type"] == code, F.lit(said)).otherwise(op)
+    image = TextImage(c, OGG_SPEC.images.text)
+    needs_before, needs_after = op.isin("u", "d"), op.isin("c", "u")
+    before = image.struct(lambda n: m["before"][n], needs_before)
+    after = image.struct(lambda n: m["after"][n], needs_after)
+    times = [ogg_time(m["current_ts"]), ogg_time(m["op_ts"])]
+    required = [
+        present & side[f.field or ""].isNull()
+        for side, present in ((m["before"], needs_before), (m["after"], needs_after))
+        for f in c.row_schema.fields or ()
+        if not f.optional and not f.has_default
+    ]
+    error = (
+        F.when(F.col("unparsed"), F.lit("$: is not valid JSON"))
+        .when(op.isNull(), F.lit("$.op_type: unknown op"))
+        .when(needs_before & m["before"].isNull(), F.lit("$.before: is required"))
+        .when(needs_after & m["after"].isNull(), F.lit("$.after: is required"))
+        .when(m["op_ts"].isNotNull() & times[1].isNull(), F.lit("$.op_ts: is not a time"))
+        .when(m["current_ts"].isNotNull() & times[0].isNull(), F.lit("$.current_ts: bad"))
+        .when(_any(image.checks + required), F.lit(BAD_VALUE))
+    )
+    decoded = _parse(df, ogg_schema(row, images_as_text=True)).select(
+        op.alias("op"),
+        "m",
+        F.when(needs_before, before).alias("before"),
+        F.when(needs_after, after).alias("after"),
+        times[0].alias("ts"),
+        times[1].alias("source_ts"),
+        error.alias("_e"),
+    )
+    qualified = F.col("m.table")
+    table = F.struct(
+        F.lit(None).cast("string").alias("database"),
+        F.when(F.contains(qualified, F.lit(".")), F.substring_index(qualified, ".", 1)).alias(
+            "schema"
+        ),
+        F.substring_index(qualified, ".", -1).alias("name"),
+    )
+    position = F.map_filter(F.create_map(F.lit("pos"), F.col("m.pos")), lambda _k, v: v.isNotNull())
+    stamps = [F.col("ts").alias("ts_ms"), F.col("source_ts").alias("source_ts_ms")]
+    return decoded.select(*_outputs(c, table, stamps, position))
 
 
 # --- Debezium (JsonConverter values) ------------------------------------------------------------
@@ -491,6 +575,7 @@ STRICT: Final[dict[str, Callable[[DataFrame, Contract], DataFrame]]] = {
     "canal-json": canal,
     "arcion-s3-json": arcion_s3,
     "maxwell-json": maxwell,
+    "ogg-json": ogg,
 }
 
 
