@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -111,9 +110,9 @@ def test_a_closed_pipe_downstream_exits_quietly_with_141(tmp_path: Path) -> None
 
 def test_a_fixed_seed_campaign_finds_nothing() -> None:
     """A small run of the campaign ``make fuzz`` runs long (same operators, seed 7; runs in
-    this process, one mutant in ten also in forks that must agree); kept to about 20 s on a
-    loaded 2-core machine."""
-    began = time.time()
-    outcome = fuzzing.campaign(mutants=300, seconds=15, seed=7, jobs=1)
-    assert outcome.mutants >= 100, f"only {outcome.mutants} mutants in {time.time() - began:.0f} s"
+    this process, one mutant in ten also in forks that must agree): a fixed number of
+    mutants, so a slow machine takes longer rather than testing less (~10 s quiet, ~25 s
+    under load 15)."""
+    outcome = fuzzing.campaign(mutants=120, seconds=600, seed=7, jobs=1)
+    assert outcome.mutants == 120
     assert [(f.seed, f.op, f.problems) for f in outcome.failures] == []
