@@ -58,6 +58,7 @@ from contracts.formats.spec import (
 )
 from spark_bindings.context import Context
 from spark_bindings.expressions import (
+    Decoded,
     Problem,
     floor_div,
     json_absent,
@@ -387,10 +388,16 @@ class SpecDecoder(Decoder):
         op, control = self.op_and_control(j, ctx)
         before, after, image_problems, absent = self.images(j, op, ctx)
         table, table_problems = self.table(j, ctx)
-        key, key_problems = self.key(j, key_text, before, after, ctx)
+        unique = self.unique_key(j, ctx)
+        key, key_problems = self.key(j, key_text, before, after, ctx, unique)
         change = control.isNull()
+        # a Connect control record's row images and key struct are decoded too, and a value
+        # that does not decode makes it bad (the core's ``check_control``)
+        decoded = [*image_problems, *(unique.problems if unique is not None else [])]
+        controls_too = spec.images.values == "connect"
+        always, unchecked = (decoded, []) if controls_too else ([], decoded)
         problems = [
-            *image_problems,
+            *unchecked,
             Problem(self.json_path(spec.ops.at, ctx), UNKNOWN_OP, op.isNull() & change),
             *self.shape_problems(j, op, ctx),
             *[p.gated(op.isNotNull()) for p in table_problems],
@@ -406,7 +413,11 @@ class SpecDecoder(Decoder):
             source_ts_ms=self.time(spec.source_ts_ms, j, ctx),
             position=self.position(j, ctx),
             control=control,
-            problems=(*[p.gated(change) for p in problems], *self.required_problems(j, ctx)),
+            problems=(
+                *[p.gated(change) for p in problems],
+                *always,
+                *self.required_problems(j, ctx),
+            ),
             element=F.col(ROW_COL)["index"] if spec.rows is not None else None,
             element_arrays=(spec.images.after[0], spec.images.before[0]),
             absent=absent,
@@ -878,11 +889,26 @@ class SpecDecoder(Decoder):
             return F.coalesce(block, F.create_map().cast(POSITION_TYPE))
         return position_map({k: block[k] for k in rule.keys or ()})
 
+    def unique_key(self, j: Column, ctx: Context) -> Decoded | None:
+        """The in-envelope key struct (CDL's ``unique``) decoded by the contract's key columns
+        (a null required key column there is bad, as in the core), or None."""
+        if not ctx.contract.key or not self.spec.key.unique:
+            return None
+        at = self.spec.key.unique
+        return ctx.json_key(self.read(j, at, ctx), self.json_path(at, ctx))
+
     def key(
-        self, j: Column, key_text: Column | None, before: Column, after: Column, ctx: Context
+        self,
+        j: Column,
+        key_text: Column | None,
+        before: Column,
+        after: Column,
+        ctx: Context,
+        unique: Decoded | None = None,
     ) -> tuple[Column, list[Problem]]:
-        """The first source (Kafka key, the key struct, the row image, the record's key) that
-        holds every key column (see ``contracts.formats._typing.key_from``)."""
+        """The first source (Kafka key, the key struct ``unique``, the row image, the record's
+        key) that holds every key column (see ``contracts.formats._typing.key_from``); the
+        problems of the Kafka key (``unique``'s are the caller's)."""
         if not ctx.contract.key:
             return F.lit(None).cast(ctx.key_type), []
         found: list[Column] = []
@@ -891,12 +917,8 @@ class SpecDecoder(Decoder):
             kafka, kafka_problems = connect_key(ctx, key_text)
             found.append(ctx.key_from_image(kafka))
             problems += kafka_problems
-        if self.spec.key.unique:
-            unique = ctx.json_key(
-                self.read(j, self.spec.key.unique, ctx), self.json_path(self.spec.key.unique, ctx)
-            )
+        if unique is not None:
             found.append(ctx.key_from_image(unique.value))
-            problems += unique.problems  # a null required key column there is bad, as in the core
         found += [ctx.key_from_image(after), ctx.key_from_image(before)]
         if self.spec.key.record:
             found.append(self.record_key(j, ctx))

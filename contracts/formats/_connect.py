@@ -484,10 +484,7 @@ class ConnectEnvelopeFormat(Format):
             )
             control = self.control_of(payload, plan)
             if control is not None:
-                # a control record's times are read as a change's: one that is not an
-                # integer makes the message bad (Spark's typed parse refuses it too)
-                self._read_ts(payload, where)
-                self._read_source_ts(payload, where)
+                self.check_control(payload, plan, where)
                 return [control]
             facts = self.facts(payload, where, contract)
             after = self.image(payload, self.after_field, plan.after_decoder)
@@ -509,6 +506,22 @@ class ConnectEnvelopeFormat(Format):
                 position=facts.position,
             )
         ]
+
+    def check_control(self, payload: Mapping[str, Any], plan: Plan, where: str) -> None:
+        """Read a control record's times, row images and key struct as a change's, and drop
+        what they give: a value that does not decode makes the message bad (fail closed).
+
+        Debezium writes none of them on a control record (a logical decoding message holds
+        ``message``, a transaction marker its own fields, a heartbeat ``ts_ms``), so a
+        producer that does is not one the contract describes; Spark's typed parse refuses the
+        same values."""
+        self._read_ts(payload, where)
+        self._read_source_ts(payload, where)
+        self.image(payload, self.after_field, plan.after_decoder)
+        self.image(payload, self.before_field, plan.before_decoder)
+        unique = payload.get(self.unique_field) if self.unique_field else None
+        if unique is not None and plan.unique_decoder is not None:
+            plan.unique_decoder(unique, f"$.payload.{self.unique_field}")
 
     def event_key(
         self,

@@ -438,7 +438,13 @@ class Decoder(SpecDecoder):
         return Side(values, present, there, problems, where)
 
     def key(
-        self, j: Column, key_text: Column | None, before: Column, after: Column, ctx: Context
+        self,
+        j: Column,
+        key_text: Column | None,
+        before: Column,
+        after: Column,
+        ctx: Context,
+        unique: Decoded | None = None,
     ) -> tuple[Column, list[Problem]]:
         """The contract's key columns from the first source holding them all: the Kafka key
         ``{"id": "<extended JSON of _id>"}`` (bare or Connect-wrapped; a key of ``_id``
