@@ -1,4 +1,6 @@
-"""``arcion-s3-csv``: one CSV line per message, split natively with ``from_csv``.
+"""``arcion-s3-csv``: one CSV record per message, split natively with ``from_csv`` (blank
+lines around it are passed over; a line break outside quoted cells, which starts a second
+record, is an ``_error``, as the core's reader finds two records).
 
 For a table of X columns a snapshot row has X cells and a realtime row 3X+3: X triplets
 ``NEW_VAL, OLD_VAL, EXISTS_VAL`` then ``opType``, ``cursor`` (JSON) and ``operationcount``.
@@ -30,6 +32,15 @@ from spark_bindings.feed import Feed
 #: Appended to every line: its position among the parsed cells is the line's cell count.
 SENTINEL: Final = "\u0001cdc-end\u0001"
 CSV_OPTIONS: Final = {"mode": "PERMISSIVE", "escape": '"', "quote": '"'}
+#: Blank lines (whitespace and commas only: rows of blank cells, which the core's CSV reader
+#: passes over) before the record and after it, with the record's line terminator.
+_BLANK_LINES: Final = r"^(?:[\s,]*[\r\n])+|(?:[\r\n][\s,]*)+$"
+#: A cell as Python's csv reader reads one: quoted (``""`` a quote; text after the closing
+#: quote joins the cell) or not (a quote past its first character is literal).
+_CELL: Final = r'(?:"(?:[^"]|"")*+"[^,\r\n]*+|[^",\r\n][^,\r\n]*+)?+'
+#: A line break outside quoted cells: the end of a record, so the text holds a second one
+#: (from_csv would read it into a cell; the core's reader finds two records and refuses).
+_RECORD_BREAK: Final = rf"^(?:{_CELL},)*+{_CELL}[\r\n]"
 
 
 class Decoder(SpecDecoder):
@@ -41,11 +52,13 @@ class Decoder(SpecDecoder):
     def parse(self, text: Column, ctx: Context) -> Column:
         width = 3 * len(column_names(ctx.contract)) + 4
         schema = ", ".join(f"c{i} STRING" for i in range(width))
-        line = F.concat(F.regexp_replace(text, r"[\r\n]+$", ""), F.lit("," + SENTINEL))
-        return F.from_csv(line, schema, CSV_OPTIONS)
+        record = F.regexp_replace(text, _BLANK_LINES, "")
+        line = F.concat(record, F.lit("," + SENTINEL))
+        return F.when(~record.rlike(_RECORD_BREAK), F.from_csv(line, schema, CSV_OPTIONS))
 
     def parse_problem(self, present: Column, j: Column) -> Problem:
-        return Problem("$", "is not a CSV line", present & j.isNull())
+        said = "is not one CSV record (a line break outside quoted cells starts another)"
+        return Problem("$", said, present & j.isNull())
 
     def parse_report(self, parsed: Column, ctx: Context) -> Column | None:
         return None  # every cell is text: a line parses, or it is not CSV

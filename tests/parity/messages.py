@@ -754,18 +754,32 @@ _DAMAGE: list[tuple[str, Callable[[str], bytes]]] = [
 ]
 
 
+#: How a CSV record may sit in a Kafka value: one message holds one record, with an optional
+#: line terminator and blank lines around it; a line break outside quotes starts a second one.
+_CSV_FRAMING: list[tuple[str, Callable[[str], str]]] = [
+    ("line terminator", lambda t: t + "\r\n"),
+    ("blank lines", lambda t: "\n" + t + "\n \n"),
+    ("two records", lambda t: t + "\n" + t),
+    ("a one-cell record after it", lambda t: t + "\nx"),
+    ("bare carriage return", lambda t: t.replace(",", "\r", 1)),
+]
+
+
 def message(case: Case, rnd: random.Random) -> Message:
     """One message of ``case``'s format (sometimes damaged)."""
     fmt = case.contract.format
     spec = case.spec
     doc = envelope(case, rnd)
+    note = "written"
     if fmt == "arcion-s3-csv":
         text = _csv_line(case, doc)
+        if one_in(rnd, 6):
+            note, frame = rnd.choice(_CSV_FRAMING)
+            text = frame(text)
     else:
         if spec.connect is not None:
             doc = _wrap(case, doc)
         text = json.dumps(doc, ensure_ascii=(rnd.random() < 0.5), separators=(",", ":"))
-    note = "written"
     value = text.encode()
     if one_in(rnd, 8):
         note, damage = rnd.choice(_DAMAGE)
