@@ -36,6 +36,7 @@ from pyspark.sql.types import (
 
 from contracts.errors import UnknownFormatError
 from contracts.formats import FORMATS, get_format
+from contracts.formats._connect import describe_key, key_signature
 from contracts.formats.spec import (
     TIME_OUT_OF_RANGE,
     Absent,
@@ -999,7 +1000,14 @@ def connect_key(ctx: Context, key_text: Column) -> tuple[Column, list[Problem]]:
     JSON, or whose fields have the wrong JSON type, is a problem (not silently replaced by the
     key columns of the row)."""
     wire = ctx.key_wire
-    schema = StructType([StructField("payload", wire), *wire.fields, StructField(CORRUPT_COL, S)])
+    schema = StructType(
+        [
+            StructField("payload", wire),
+            StructField("schema", _KEY_SCHEMA),
+            *wire.fields,
+            StructField(CORRUPT_COL, S),
+        ]
+    )
     k = F.from_json(key_text, schema, PARSE_OPTIONS)
     payload = ctx.json_key(k["payload"], "$key.payload")
     bare = ctx.json_key(F.struct(*[k[f.name].alias(f.name) for f in wire.fields]), "$key")
@@ -1011,10 +1019,49 @@ def connect_key(ctx: Context, key_text: Column) -> tuple[Column, list[Problem]]:
     unparsed = key_text.isNotNull() & k[CORRUPT_COL].isNotNull()
     problems = [
         Problem("$key", NOT_JSON_KEY, unparsed),
+        key_schema_problem(ctx, k["schema"]).gated(~unparsed & (has_payload | ~any_bare)),
         *[p.gated(~unparsed & has_payload) for p in payload.problems],
         *[p.gated(~unparsed & ~has_payload & any_bare) for p in bare.problems],
     ]
     return key, problems
+
+
+#: What a Kafka key's embedded schema is read for: its type and each field's name, type and
+#: logical name (see ``contracts.formats._connect.key_signature``).
+_KEY_SCHEMA: Final = StructType(
+    [
+        StructField("type", S),
+        StructField(
+            "fields",
+            ArrayType(StructType([StructField(n, S) for n in ("field", "type", "name")])),
+        ),
+    ]
+)
+
+
+def key_schema_problem(ctx: Context, schema: Column) -> Problem:
+    """A key's embedded schema (when given) that does not state the contract's key columns:
+    the key is decoded by those, so the message is bad (as in the core)."""
+    want = key_signature(ctx.contract)
+    expected = F.array(
+        *[
+            F.struct(
+                F.lit(field).alias("field"),
+                F.lit(type_).alias("type"),
+                F.lit(name).cast(S).alias("name"),
+            )
+            for field, type_, name in want
+        ]
+    )
+    got = F.transform(
+        schema["fields"],
+        lambda f: F.struct(
+            f["field"].alias("field"), f["type"].alias("type"), f["name"].alias("name")
+        ),
+    )
+    agrees = (schema["type"] == F.lit("struct")) & got.eqNullSafe(expected)
+    said = f"does not state the contract's key columns {describe_key(want)}"
+    return Problem("$key.schema", said, schema.isNotNull() & ~F.coalesce(agrees, F.lit(False)))
 
 
 def _condition_leaves(condition: object) -> list[tuple[Path, DataType]]:

@@ -533,26 +533,33 @@ class ConnectEnvelopeFormat(Format):
     ) -> dict[str, Any] | None:
         """The key: the Kafka key, else the in-envelope key struct, else the row image's —
         with a contract, the first of them holding every key column (see ``key_from``)."""
-        key = self.message_key(message)
         unique = None
         if self.unique_field and plan.unique_decoder is not None:
             unique = plan.unique_decoder(
                 payload.get(self.unique_field), f"$.payload.{self.unique_field}"
             )
         if contract is None:
+            key = self.message_key(message)
             return key if key is not None else unique if isinstance(unique, dict) else None
-        if not _has_schema(message.key):
-            key = self.schemaless_key(message.key, contract)
-        return key_from(contract.key, key, unique, image)
+        return key_from(contract.key, self.contract_key(message.key, contract), unique, image)
 
-    def schemaless_key(self, key: Any, contract: Contract) -> dict[str, Any] | None:
-        """A Kafka key without a schema (a bare object, or ``{"schema": null, "payload": ...}``)
-        decoded by the contract's key columns: a key column holding null (when required) or a
-        value of the wrong type (``"1.5"`` for an integer) makes the message bad, as
-        JsonConverter refuses a key that does not fit the key's schema. A bare object holding
+    def contract_key(self, key: Any, contract: Contract) -> dict[str, Any] | None:
+        """A Kafka key (a bare object, or ``{"schema": ..., "payload": ...}``) decoded by the
+        contract's key columns: a key column holding null (when required) or a value of the
+        wrong type (``"1.5"`` for an integer) makes the message bad, as JsonConverter refuses a
+        key that does not fit the key's schema; so does an embedded key schema that does not
+        state the contract's key columns (see :func:`key_signature`). A bare object holding
         none of the key columns, or a null payload, is no key."""
         if not isinstance(key, dict):
             return None
+        if _has_schema(key) and contract.key:
+            got, want = embedded_key_signature(key["schema"]), key_signature(contract)
+            if got != want:
+                raise DecodeError(
+                    f"states the key {describe_key(got)}, not the contract's key columns "
+                    f"{describe_key(want)}",
+                    "$key.schema",
+                )
         if "payload" in key and "schema" in key:
             found, path = key["payload"], "$key.payload"
             if found is None:
@@ -1111,6 +1118,39 @@ def is_arcion_envelope(schema: Mapping[str, Any], payload: Mapping[str, Any]) ->
     return struct_name is not None and struct_name == source.get("name")
 
 
+#: What a key schema says of one field: its name, Connect type and logical name.
+KeyField = tuple[Any, Any, Any]
+
+
+def key_signature(contract: Contract) -> tuple[KeyField, ...]:
+    """``(field, type, name)`` of the contract's key columns, in order: what the embedded
+    schema of a Kafka key must state. The key is decoded by the contract's key columns on both
+    paths (Spark never reads a key's schema but this), so a key schema saying otherwise
+    describes another key and the message is bad."""
+    row = contract.row_schema
+    fields = [row.require_field(k) for k in contract.key]
+    return tuple((f.field, f.type, f.name) for f in fields)
+
+
+def embedded_key_signature(schema: Any) -> tuple[KeyField, ...] | None:
+    """``(field, type, name)`` of each field of a key's embedded schema (raw JSON), or None
+    when it is no struct of fields."""
+    if not isinstance(schema, dict) or schema.get("type") != "struct":
+        return None
+    fields = schema.get("fields")
+    if not isinstance(fields, list) or not all(isinstance(f, dict) for f in fields):
+        return None
+    return tuple((f.get("field"), f.get("type"), f.get("name")) for f in fields)
+
+
+def describe_key(signature: tuple[KeyField, ...] | None) -> str:
+    """``(id int32, at int32 io.debezium.time.Date)``, or ``(no struct of fields)``."""
+    if signature is None:
+        return "(no struct of fields)"
+    said = (" ".join(str(p) for p in f if p is not None) for f in signature)
+    return f"({', '.join(said)})"
+
+
 def _has_schema(key: Any) -> bool:
-    """A Kafka key ``{schema, payload}`` whose schema is given (decoded by that schema)."""
+    """A Kafka key ``{schema, payload}`` whose schema is given."""
     return isinstance(key, dict) and "payload" in key and key.get("schema") is not None

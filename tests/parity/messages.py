@@ -792,9 +792,37 @@ def message(case: Case, rnd: random.Random) -> Message:
     elif spec.key.kafka and case.contract.key and (rnd.random() < 0.5):
         key_cols = [c for c in case.columns if c.name in case.contract.key]
         payload = {c.name: wire_value(c, "connect", rnd) for c in key_cols}
-        document = payload if (rnd.random() < 0.5) else {"schema": None, "payload": payload}
+        document: dict[str, Any] = payload
+        if rnd.random() < 0.6:
+            document = {"schema": _key_schema(case, rnd), "payload": payload}
         key = json.dumps(document, separators=(",", ":")).encode()
     return Message(value=value, key=key, note=note)
+
+
+def _key_schema(case: Case, rnd: random.Random) -> Any:
+    """A Kafka key's embedded schema: none (null), the contract's key schema, or one that
+    states another key (a column of another type or logical name, one left out or added)."""
+    if rnd.random() < 0.4:
+        return None
+    derived = get_format(case.contract.format).derive_key(case.contract)
+    if derived is None:
+        return None
+    schema: dict[str, Any] = derived.to_json()
+    if not one_in(rnd, 3):
+        return schema
+    fields = schema["fields"]
+    damage = rnd.choice(["type", "name", "left out", "added", "not a struct"])
+    if damage == "type":
+        fields[0]["type"] = "string" if fields[0]["type"] != "string" else "int64"
+    elif damage == "name":
+        fields[0]["name"] = None if fields[0].get("name") else "io.debezium.time.Date"
+    elif damage == "left out":
+        schema["fields"] = fields[1:]
+    elif damage == "added":
+        fields.append({"type": "int32", "optional": True, "field": "extra_key"})
+    else:
+        schema = {"type": "string", "optional": False}
+    return schema
 
 
 def messages(case: Case, size: int) -> st.SearchStrategy[list[Message]]:
