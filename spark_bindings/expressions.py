@@ -336,9 +336,30 @@ def within_declared(value: Column, schema: ConnectSchema) -> Column:
 def variant_wire(schema: ConnectSchema) -> bool:
     """Whether ``from_json`` parses values of ``schema`` as a variant: a Connect Decimal, which
     JsonConverter writes as base64 text, or as a JSON number with ``decimal.format=NUMERIC``
-    (as a string the two would be one text: ``1234`` is valid base64)."""
+    (as a string the two would be one text: ``1234`` is valid base64); and every string, which
+    the core refuses as any other JSON value (``from_json`` reads a number, a boolean or an
+    object into a string as its JSON text: ``5`` and ``"5"`` would be one value)."""
+    if schema.type == "string":
+        return True
     logical = lookup(schema)
     return schema.type == "bytes" and logical is not None and logical.name == DECIMAL_NAME
+
+
+def _is_decimal_variant(schema: ConnectSchema) -> bool:
+    return schema.type == "bytes" and variant_wire(schema)
+
+
+def json_string(
+    wire: Column, path: str, stage_text: Callable[[Column], Column] | None = None
+) -> tuple[Column, Problem]:
+    """A string parsed as a variant → (its text, the problem of a JSON value that is not a
+    string). Only a text a non-string could also read as (a number, ``true``/``false``, an
+    array or an object) is asked the variant's kind."""
+    stage = stage_text or as_is
+    text = F.variant_get(wire, "$", "string")
+    could = F.substring(text, 1, 1).isin("[", "{", "t", "f", "-", *"0123456789")
+    bad = F.coalesce(could & (F.schema_of_variant(wire) != F.lit("STRING")), F.lit(False))
+    return stage(text), Problem(path, "is not a string", stage(bad))
 
 
 def json_wire_type(schema: ConnectSchema, wire: DataType) -> DataType:
@@ -536,8 +557,16 @@ def decode_json_value(
 ) -> Decoded:
     """Decode one JsonConverter wire value (already parsed by ``from_json``) to ``target``
     (``stage_text``: see :func:`variant_decimal`)."""
-    if variant_wire(schema):
+    if _is_decimal_variant(schema):
         return variant_decimal(wire, schema, target, path, stage_text)
+    if variant_wire(schema):  # a string: its text, decoded as the string wire value
+        text, not_string = json_string(wire, path, stage_text)
+        found = _decode_json_wire(text, schema, target, path)
+        return Decoded(found.value, (not_string, *found.problems))
+    return _decode_json_wire(wire, schema, target, path)
+
+
+def _decode_json_wire(wire: Column, schema: ConnectSchema, target: DataType, path: str) -> Decoded:
     logical = lookup(schema)
     if logical is not None and logical.key in JSON_RULES:
         value = JSON_RULES[logical.key](wire, schema, target)
@@ -808,7 +837,14 @@ def _decode_map(
         wire,
         lambda _k, v: rule(v, schema.values, value_type, "").value,  # type: ignore[arg-type]
     )
-    return Decoded(value)
+    probe = rule(F.lit(None).cast("string"), schema.values, value_type, f"{path}{{}}")
+    if not probe.problems:
+        return Decoded(value)
+    bad = F.exists(
+        F.map_values(wire),
+        lambda x: _any_condition(rule(x, schema.values, value_type, f"{path}{{}}").problems),  # type: ignore[arg-type]
+    )
+    return Decoded(value, (Problem(f"{path}{{}}", "holds a value that does not decode", bad),))
 
 
 def _any_condition(problems: tuple[Problem, ...]) -> Column:
