@@ -4,10 +4,11 @@ same bytes the same way, because they all parse each document here.
 
 A document is parsed by orjson and refused, as an :class:`~contracts.errors.InputError` naming
 where and what, when it is not strict JSON (malformed, not UTF-8, a lone surrogate, ``NaN`` or
-``Infinity``), when it is nested deeper than :data:`MAX_JSON_DEPTH` levels, or when it holds an
-integer outside the 64-bit range (orjson reads such an integer as an inexact double: the value
-the producer wrote would be changed without a word). A number written with more digits than a
-double keeps is read as a :class:`~contracts.jsonnumbers.JsonNumber`, which keeps its text.
+``Infinity``), or when it is nested deeper than :data:`MAX_JSON_DEPTH` levels. A number written
+with more digits than a double keeps, or an integer outside the 64-bit range (which orjson
+would read as an inexact double), is read as a :class:`~contracts.jsonnumbers.JsonNumber`,
+which keeps its text: the decoder of the column that reads it judges it (out of range for an
+integer column, exact for a wide decimal, not a string for a string column), as Spark's does.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import orjson
 
 from contracts.errors import InputError
 from contracts.formats.base import SharedJson
-from contracts.jsonnumbers import may_lose_digits, number_keeping_text
+from contracts.jsonnumbers import JsonNumber, may_lose_digits, number_keeping_text
 
 #: How deeply a document may nest objects and arrays. Deeper documents are refused: every
 #: later step (writing events, Spark's reader, the contracts inferred from them) stays well
@@ -65,40 +66,18 @@ def check_depth(data: bytes, where: str) -> None:
         raise too_deep(where)
 
 
-class _OutOfRange(ValueError):
-    def __init__(self, text: str) -> None:
-        super().__init__(text)
-        self.text = text
-
-
-def _exact_int(text: str) -> int:
+def _exact_int(text: str) -> int | JsonNumber:
+    """An integer as Python reads it, or beyond :data:`INT_RANGE` a :class:`JsonNumber` that
+    keeps its digits (what orjson and every writer of events hold is a 64-bit integer)."""
     value = int(text)
-    if value not in INT_RANGE:
-        raise _OutOfRange(text)
-    return value
+    return value if value in INT_RANGE else JsonNumber(text)
 
 
-def check_integers(data: bytes, where: str) -> None:
-    """Refuse an integer outside :data:`INT_RANGE` (only looked for when a long digit run is
-    there, which is rare)."""
+def may_hold_wide_integers(data: bytes) -> bool:
+    """Whether ``data`` may hold an integer outside :data:`INT_RANGE` (a run of 20 digits, or
+    19 and a minus: rare, and found at C speed)."""
     digits = data.translate(_ALL_DIGITS_ZERO)
-    if _LONG_RUN not in digits and _LONG_NEGATIVE_RUN not in digits:
-        return
-    try:
-        json.loads(data, parse_int=_exact_int)
-    except _OutOfRange as err:
-        raise _out_of_range(err.text, where) from None
-    except ValueError:  # not parseable by the standard reader either: orjson decided
-        return
-
-
-def _out_of_range(text: str, where: str) -> InputError:
-    shown = text if len(text) <= 40 else text[:37] + "..."
-    return InputError(
-        f"integer {shown} is outside the 64-bit range, so it is not read exactly as a "
-        "number (orjson makes it a double); the producer must write it as a string",
-        where,
-    )
+    return _LONG_RUN in digits or _LONG_NEGATIVE_RUN in digits
 
 
 def parse_document(data: bytes | str, where: str) -> Any:
@@ -114,25 +93,23 @@ def parse_document(data: bytes | str, where: str) -> Any:
         raise malformed(raw, err, where) from None
     head = _LastSchema.current
     if isinstance(value, dict) and head is not None and value.get("schema") is head[1]:
-        if fresh is raw:  # the first message of this schema: its text is judged once, here
-            check_integers(raw, where)
-        # the shared schema was judged: only the payload is read again, when it must be
+        if may_hold_wide_integers(head[0]):  # the shared schema would hold a double
+            return exact_numbers(raw, value, where)
+        # only the payload is read again, when it must be
         value["payload"] = exact_numbers(raw[len(head[0]) : -1], value["payload"], where)
         return value
     return exact_numbers(raw, value, where)
 
 
 def exact_numbers(data: bytes, parsed: Any, where: str) -> Any:
-    """``parsed`` (``data`` as orjson read it), judged for integers outside
-    :data:`INT_RANGE` and read again keeping the text of numbers longer than a double holds
-    (:mod:`contracts.jsonnumbers`) — both only when ``data`` holds a run of 16 digits or
-    points, which is rare and found at C speed, so nearly every document is read once."""
+    """``parsed`` (``data`` as orjson read it), read again keeping the text of numbers longer
+    than a double holds and of integers outside :data:`INT_RANGE` (:mod:`contracts.jsonnumbers`)
+    — only when ``data`` holds a run of 16 digits or points, which is rare and found at C
+    speed, so nearly every document is read once."""
     if not may_lose_digits(data):
         return parsed
     try:
         return json.loads(data, parse_int=_exact_int, parse_float=number_keeping_text)
-    except _OutOfRange as err:
-        raise _out_of_range(err.text, where) from None
     except (ValueError, RecursionError):  # not parseable by the standard reader: orjson decided
         return parsed
 
@@ -309,13 +286,13 @@ __all__ = [
     "INT_RANGE",
     "MAX_JSON_DEPTH",
     "check_depth",
-    "check_integers",
     "check_value",
     "exact_numbers",
     "is_incomplete",
     "json_problem",
     "loads_document",
     "malformed",
+    "may_hold_wide_integers",
     "nesting_depth",
     "parse_document",
     "too_deep",

@@ -47,6 +47,26 @@ class JsonNumber(float):
     def __reduce__(self) -> tuple[Any, ...]:
         return (JsonNumber, (self.text,))
 
+    def __repr__(self) -> str:
+        return self.text
+
+    @property
+    def wide_integer(self) -> int | None:
+        """The integer this number is, when it was written as one (an integer only becomes a
+        JsonNumber beyond the 64-bit range); else None."""
+        digits = self.text[1:] if self.text[:1] == "-" else self.text
+        return int(self.text) if digits.isdigit() else None
+
+    __str__ = __repr__
+
+
+def integer_as_read(value: Any) -> Any:
+    """``value``, or the exact integer a wide-integer :class:`JsonNumber` stands for (what
+    type inference counts, so that it sees an integer, not a double)."""
+    if isinstance(value, JsonNumber) and value.wide_integer is not None:
+        return value.wide_integer
+    return value
+
 
 def number_keeping_text(text: str) -> float:
     """A JSON number's ``text`` as a float, a :class:`JsonNumber` when it is long enough that

@@ -44,6 +44,7 @@ from contracts.events import ChangeEvent, ControlRecord, Normalized, TableId
 from contracts.formats import detect_format, formats_reading, get_format
 from contracts.formats.base import Format, Inference, InferOptions, Message, Violation
 from contracts.io import STDIN, ErrorSink, input_name, is_stdin, read_messages, sniff_kind
+from contracts.jsonnumbers import JsonNumber
 from contracts.routing import NO_TABLE, Decision, Routing, table_key
 
 MessageWrapper = Callable[[Iterator[Message]], Iterator[Message]]
@@ -778,8 +779,8 @@ def _jsonable(value: Any) -> Any:
         return convert(value)
     if isinstance(value, decimal.Decimal):
         return format(value, "f")
-    if isinstance(value, float):  # a JsonNumber: the double it stands for
-        return float(value)
+    if isinstance(value, float):  # a JsonNumber: the double it stands for, or the digits of
+        return _json_number(value)  # an integer beyond 64 bits (no double holds them)
     if isinstance(value, dt.datetime):
         return _iso_microseconds(value)
     if isinstance(value, dt.date):
@@ -791,6 +792,12 @@ def _jsonable(value: Any) -> Any:
     if isinstance(value, Mapping):
         return {str(k): v for k, v in value.items()}
     return str(value)
+
+
+def _json_number(value: float) -> Any:
+    if isinstance(value, JsonNumber) and value.wide_integer is not None:
+        return orjson.Fragment(value.text)
+    return float(value)
 
 
 def event_line(event: ChangeEvent) -> bytes:

@@ -54,7 +54,7 @@ from contracts.formats.spec import (
     table_reader,
     time_reader,
 )
-from contracts.jsonnumbers import as_written
+from contracts.jsonnumbers import as_written, integer_as_read
 from contracts.schema import ConnectSchema, json_kind, parse_connect, primitive, struct
 from contracts.values import ValueDecoder, compile_decoder
 
@@ -207,6 +207,7 @@ class Sketch:
         self.int_min = self.int_max = 0
 
     def add(self, value: Any) -> None:
+        value = integer_as_read(value)
         if value is None:
             self.kinds.add("null")
         elif isinstance(value, bool):

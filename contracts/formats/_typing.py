@@ -30,7 +30,7 @@ from contracts.errors import DecodeError, InputError
 from contracts.events import TableId
 from contracts.formats.base import InferOptions, Violation
 from contracts.formats.spec import DEFAULT_TEXT
-from contracts.jsonnumbers import as_written
+from contracts.jsonnumbers import as_written, integer_as_read
 from contracts.logical import (
     CONNECT_DATE_NAME,
     DEBEZIUM_TIMESTAMP_NAME,
@@ -143,6 +143,7 @@ class ColumnSummary:
             self.texts += 1
             self._text(value)
         else:
+            value = integer_as_read(value)
             self.native.add(_native_kind(value))
             if isinstance(value, int) and not isinstance(value, bool):
                 self._int_range(value)
