@@ -13,6 +13,7 @@ integer column, exact for a wide decimal, not a string for a string column), as 
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from itertools import accumulate
@@ -80,6 +81,13 @@ def may_hold_wide_integers(data: bytes) -> bool:
     return _LONG_RUN in digits or _LONG_NEGATIVE_RUN in digits
 
 
+@functools.lru_cache(maxsize=64)
+def _wide_head(head: bytes) -> bool:
+    """:func:`may_hold_wide_integers` of a shared schema's text, once per schema (the head is
+    the same bytes object on every message of the schema: hashed and compared once)."""
+    return may_hold_wide_integers(head)
+
+
 def parse_document(data: bytes | str, where: str) -> Any:
     """One JSON document, judged (see the module docstring); ``data`` is its whole text."""
     raw = data.encode("utf-8", "surrogateescape") if isinstance(data, str) else data
@@ -93,7 +101,7 @@ def parse_document(data: bytes | str, where: str) -> Any:
         raise malformed(raw, err, where) from None
     head = _LastSchema.current
     if isinstance(value, dict) and head is not None and value.get("schema") is head[1]:
-        if may_hold_wide_integers(head[0]):  # the shared schema would hold a double
+        if _wide_head(head[0]):  # the shared schema would hold a double
             return exact_numbers(raw, value, where)
         # only the payload is read again, when it must be
         value["payload"] = exact_numbers(raw[len(head[0]) : -1], value["payload"], where)
