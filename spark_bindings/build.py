@@ -37,6 +37,7 @@ from pyspark.sql.types import (
 from contracts.errors import UnknownFormatError
 from contracts.formats import FORMATS, get_format
 from contracts.formats._connect import describe_key, key_signature
+from contracts.formats._typing import refused_kinds
 from contracts.formats.spec import (
     TIME_OUT_OF_RANGE,
     Absent,
@@ -57,10 +58,12 @@ from contracts.formats.spec import (
     connector_keys,
     rule_paths,
 )
+from contracts.schema import ConnectSchema
 from spark_bindings.context import Context
 from spark_bindings.expressions import (
     Decoded,
     Problem,
+    could_be_no_string,
     floor_div,
     json_absent,
     padded_base64,
@@ -96,6 +99,9 @@ from spark_bindings.schema import quoted
 S = StringType()
 L = LongType()
 
+#: The parse's field holding a plain-JSON image's text-only cells as variants (null: not read
+#: again, see ``SpecDecoder.with_cell_kinds``).
+CELL_KINDS: Final = "__cdc_cell_kinds"
 #: The exploded row change of a message of several rows (its index and its elements).
 ROW_COL: Final = "__cdc_row"
 #: The parse projection's row arrays (read by the explode only).
@@ -240,8 +246,33 @@ class SpecDecoder(Decoder):
         :func:`~spark_bindings.parse.payload_only`): the parser does not read the schema."""
         whole = super().parse(text, ctx)
         if not self.is_connect(ctx):
-            return whole
+            return self.with_cell_kinds(whole, text, ctx)
         return payload_only(text, F.col(PAYLOAD_TAIL_COL), self.parse_schema(ctx), whole)
+
+    def text_only_columns(self, ctx: Context) -> list[str]:
+        """The columns of a plain-JSON image whose cells the core refuses unless they are
+        strings (``refused_kinds``): the map of texts reads ``5`` and ``"5"`` alike."""
+        if not self.plain_json or self.spec.rows is not None:
+            return []
+        return [f.field or "" for f in ctx.row.fields or () if refused_kinds(f)]
+
+    def with_cell_kinds(self, whole: Column, text: Column, ctx: Context) -> Column:
+        """The parse, with the text-only cells of its images read again as variants (to know
+        their JSON kind) — only from a message where one of them could be something other
+        than a string (a number, ``true``/``false``, an array or an object)."""
+        names = self.text_only_columns(ctx)
+        if not names:
+            return whole
+        paths = (self.spec.images.before, self.spec.images.after)
+        could = F.lit(False)
+        tree: dict[str, object] = {}
+        for path in paths:
+            image = self.read(whole, path, ctx)
+            for name in names:
+                could = could | could_be_no_string(F.try_element_at(image, F.lit(name)))
+                _insert(tree, (*path, name), VariantType())
+        kinds = F.from_json(text, _struct_of(tree), PARSE_OPTIONS)
+        return whole.withField(CELL_KINDS, F.when(F.coalesce(could, F.lit(False)), kinds))
 
     def prepare(self, df: Frame, text: Column, ctx: Context) -> Frame:
         if not self.is_connect(ctx):
@@ -716,6 +747,7 @@ class SpecDecoder(Decoder):
         side = 0 if path == images.before else 1
         held = [F.lit(f) for f, on in (exists.flags.items() if exists else ()) if on[side]]
         by_row = self.texts_by_row(ctx)
+        text_only = set(self.text_only_columns(ctx))
         for name in names:
             if by_row:  # looked up in the parse projection
                 raw = F.col(ROW_COL)[path[0] + ROW_TEXTS][name]
@@ -733,6 +765,8 @@ class SpecDecoder(Decoder):
             values[name] = decoded.value
             present[name] = here
             problems.extend(decoded.problems)
+            if name in text_only:
+                problems.append(self.refused_kind(j, path, ctx.column(name), f"{where}.{name}"))
         known = [F.lit(n) for n in names]
         if block is None:
             extra = F.exists(F.map_keys(wire), lambda k: ~k.isin(*known))
@@ -756,6 +790,29 @@ class SpecDecoder(Decoder):
         )
         there = wire.isNotNull()
         return Side(values, present, there, problems, where)
+
+    def refused_kind(self, j: Column, path: Path, column: ConnectSchema, where: str) -> Problem:
+        """A text-only cell (see :meth:`with_cell_kinds`) holding a JSON kind the core refuses
+        for its column."""
+        cell = j[CELL_KINDS]
+        for step in (*path, column.field or ""):
+            cell = cell[step]
+        kind = F.schema_of_variant(cell)
+        by_kind = {
+            "boolean": kind == F.lit("BOOLEAN"),
+            "json": kind.startswith("OBJECT") | kind.startswith("ARRAY"),
+            # every other kind but a string and JSON null is a number
+            "int": ~kind.isin("STRING", "BOOLEAN", "VOID")
+            & ~kind.startswith("OBJECT")
+            & ~kind.startswith("ARRAY"),
+        }
+        by_kind["float"] = by_kind["int"]
+        refused = [by_kind[k] for k in sorted(refused_kinds(column))]
+        bad = refused[0]
+        for r in refused[1:]:
+            bad = bad | r
+        what = column.name or column.type
+        return Problem(where, f"is not a {what}", F.coalesce(bad, F.lit(False)))
 
     def required(self, side: Side, ctx: Context) -> list[Problem]:
         """A column in the image holding null where the contract says it is required."""
@@ -945,7 +1002,7 @@ def _is_variant(decoder: SpecDecoder, path: Path, ctx: Context) -> bool:
 def _not_a_string(value: Column, text: Column) -> Column:
     """A JSON value that is there but is not a string: only a text that could be one (a number,
     true/false, an array or an object) is asked its kind."""
-    could = F.substring(text, 1, 1).isin("[", "{", "t", "f", "-", *"0123456789")
+    could = could_be_no_string(text)
     return F.coalesce(
         could & ~F.is_variant_null(value) & (F.schema_of_variant(value) != F.lit("STRING")),
         F.lit(False),

@@ -349,6 +349,12 @@ def _is_decimal_variant(schema: ConnectSchema) -> bool:
     return schema.type == "bytes" and variant_wire(schema)
 
 
+def could_be_no_string(text: Column) -> Column:
+    """Whether ``text`` (a JSON value as Spark reads it into a string) could be the text of a
+    number, ``true``/``false``, an array or an object: only then is its JSON kind asked."""
+    return F.substring(text, 1, 1).isin("[", "{", "t", "f", "-", *"0123456789")
+
+
 def json_string(
     wire: Column, path: str, stage_text: Callable[[Column], Column] | None = None
 ) -> tuple[Column, Problem]:
@@ -357,7 +363,7 @@ def json_string(
     array or an object) is asked the variant's kind."""
     stage = stage_text or as_is
     text = F.variant_get(wire, "$", "string")
-    could = F.substring(text, 1, 1).isin("[", "{", "t", "f", "-", *"0123456789")
+    could = could_be_no_string(text)
     bad = F.coalesce(could & (F.schema_of_variant(wire) != F.lit("STRING")), F.lit(False))
     return stage(text), Problem(path, "is not a string", stage(bad))
 

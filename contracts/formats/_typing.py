@@ -567,14 +567,32 @@ def decode_cell(
     return _decode_native(value, schema, table)
 
 
-def _decode_native(
-    value: Any, schema: ConnectSchema, table: Mapping[TextKey, TextDecoder]
-) -> Any:
+#: The JSON values other than a string that a plain-JSON cell of these Connect types refuses
+#: (by :func:`_native_kind`): a number or a boolean is no text; an object or an array in a
+#: ``string`` column is its JSON text, and no bytes. Spark's decode asks these of the cell's
+#: JSON kind (spark_bindings/build.py), which its map of texts does not keep.
+TEXT_ONLY: Final[Mapping[str, frozenset[str]]] = {
+    "string": frozenset({"int", "float", "boolean"}),
+    "bytes": frozenset({"int", "float", "boolean", "json"}),
+}
+
+
+def refused_kinds(schema: ConnectSchema) -> frozenset[str]:
+    """The JSON kinds other than a string a plain-JSON cell of ``schema`` refuses (a Decimal,
+    though bytes, takes JSON numbers)."""
+    if schema.name == DECIMAL_NAME:
+        return frozenset()
+    return TEXT_ONLY.get(schema.type, frozenset())
+
+
+def _decode_native(value: Any, schema: ConnectSchema, table: Mapping[TextKey, TextDecoder]) -> Any:
     if isinstance(value, bytes):
         if schema.type == "bytes":
             return value
         raise DecodeError(f"raw bytes are not a {schema.name or schema.type}")
     kind = _native_kind(value)
+    if kind in refused_kinds(schema):
+        raise DecodeError(f"{json_kind(value)} is not a {schema.name or schema.type}")
     if kind == "json":
         if schema.type == "string":
             return orjson.dumps(value, default=as_written).decode("utf-8")
