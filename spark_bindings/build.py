@@ -252,9 +252,13 @@ class SpecDecoder(Decoder):
     def text_only_columns(self, ctx: Context) -> list[str]:
         """The columns of a plain-JSON image whose cells the core refuses unless they are
         strings (``refused_kinds``): the map of texts reads ``5`` and ``"5"`` alike."""
-        if not self.plain_json or self.spec.rows is not None:
+        if self.spec.images.values != "json" or self.spec.rows is not None:
             return []
         return [f.field or "" for f in ctx.row.fields or () if refused_kinds(f)]
+
+    def cell_texts(self, j: Column, path: Path, ctx: Context) -> Column:
+        """A plain-JSON image as the map of texts its cells are read from."""
+        return self.read(j, path, ctx)
 
     def with_cell_kinds(self, whole: Column, text: Column, ctx: Context) -> Column:
         """The parse, with the text-only cells of its images read again as variants (to know
@@ -267,7 +271,7 @@ class SpecDecoder(Decoder):
         could = F.lit(False)
         tree: dict[str, object] = {}
         for path in paths:
-            image = self.read(whole, path, ctx)
+            image = self.cell_texts(whole, path, ctx)
             for name in names:
                 could = could | could_be_no_string(F.try_element_at(image, F.lit(name)))
                 _insert(tree, (*path, name), VariantType())

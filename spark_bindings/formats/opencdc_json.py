@@ -67,6 +67,10 @@ class Decoder(SpecDecoder):
         side.there = text.isNotNull()
         return side
 
+    def cell_texts(self, j: Column, path: Path, ctx: Context) -> Column:
+        """Structured data's fields (raw data's cells are not asked their JSON kind)."""
+        return structured(self.read(j, path, ctx))[0]
+
     def record_key(self, j: Column, ctx: Context) -> Column:
         """The record's own structured key, decoded to the key columns (raw bytes hold none)."""
         assert self.spec.key.record is not None
