@@ -251,33 +251,34 @@ def _share(schema_text: bytes) -> SharedJson | None:
 # --- values parsed elsewhere (an HTTP request body) -------------------------------------------
 
 
-def check_value(value: Any, where: str, path: str = "$", depth: int = 1) -> None:
+def check_value(value: Any, where: str, path: str = "$", depth: int = 1) -> Any:
     """Apply the document rules to a value parsed by another JSON reader (one that accepts
-    lone surrogates, NaN or huge integers): the first offence raises, located by JSON path."""
+    lone surrogates, NaN or huge integers): the first offence raises, located by JSON path.
+    Returns the value as this package's readers hold it: an integer outside
+    :data:`INT_RANGE` is a :class:`JsonNumber` keeping its digits, judged by the column that
+    reads it (as the CLI's reader and Spark do)."""
     if depth > MAX_JSON_DEPTH and isinstance(value, dict | list):
         raise too_deep(f"{where} {path}".strip())
     if isinstance(value, str):
         _check_text(value, where, path)
     elif isinstance(value, bool) or value is None:
-        return
+        return value
     elif isinstance(value, int):
-        if value not in INT_RANGE:
-            raise InputError(
-                "integer outside the 64-bit range, which JSON readers do not hold exactly",
-                f"{where} {path}".strip(),
-            )
+        return value if value in INT_RANGE else JsonNumber(str(value))
     elif isinstance(value, float):
         if value != value or value in (float("inf"), float("-inf")):
             raise InputError("NaN and Infinity are not JSON numbers", f"{where} {path}".strip())
     elif isinstance(value, dict):
+        out: dict[Any, Any] = {}
         for key, item in value.items():
             # a path that names a bad key must itself be printable text
             named = f"{path}.{str(key).encode('utf-8', 'backslashreplace').decode()}"
             _check_text(str(key), where, named)
-            check_value(item, where, named, depth + 1)
+            out[key] = check_value(item, where, named, depth + 1)
+        return out
     elif isinstance(value, list):
-        for i, item in enumerate(value):
-            check_value(item, where, f"{path}[{i}]", depth + 1)
+        return [check_value(item, where, f"{path}[{i}]", depth + 1) for i, item in enumerate(value)]
+    return value
 
 
 def _check_text(text: str, where: str, path: str) -> None:

@@ -59,9 +59,9 @@ def infer_contract(request: InferRequest, max_messages: int) -> dict[str, Any]:
             f"{len(request.messages)} messages sent; at most {max_messages} per request",
             "$.messages",
         )
-    for i, value in enumerate(request.messages):
-        check_value(value, "", f"$.messages[{i}]")  # the rules every input reader applies
-    messages = [to_message(v, f"message {i}") for i, v in enumerate(request.messages, 1)]
+    # the rules every input reader applies, and the numbers as those readers hold them
+    values = [check_value(v, "", f"$.messages[{i}]") for i, v in enumerate(request.messages)]
+    messages = [to_message(v, f"message {i}") for i, v in enumerate(values, 1)]
     try:
         fmt = get_format(request.format) if request.format else detect_format(messages)
     except DetectionError as err:  # its CLI hint names a flag; here it is a request field

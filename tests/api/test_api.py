@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import itertools
 import json
+from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 import yaml
 from api_server import API_KEY, ORDERS, ORDERS_MESSAGES, Server
+from clirun import run
 
 PROBLEM = "application/problem+json"
 _names = itertools.count(1)
@@ -335,6 +337,21 @@ def test_infer_judges_messages_as_the_cli_does(client: httpx.Client) -> None:
     response = client.post("/infer", json={"messages": [{"hello": "world"}]})
     assert response.status_code == 422 and "--format" not in response.text
     assert 'set \\"format\\" in the request' in response.text, response.text
+
+
+def test_infer_reads_a_wide_integer_as_the_cli_does(client: httpx.Client, tmp_path: Path) -> None:
+    """An integer beyond 64 bits is kept exactly and typed by the column (a Decimal), on the
+    API as in `cdc-contracts infer` (the API refused the request before)."""
+    huge = Path(__file__).resolve().parent.parent / "fixtures" / "fuzz" / "hugeint-array.json"
+    messages = json.loads(huge.read_text())
+    body = {"messages": messages, "format": "debezium-json", "name": "t"}
+    response = client.post("/infer", json=body)
+    assert response.status_code == 200, response.text
+    contract = tmp_path / "c.yaml"
+    done = run("infer", huge, "--format", "debezium-json", "--name", "t", "-o", contract)
+    assert done.code == 0, done.err
+    assert response.json()["yaml"] == contract.read_text()
+    assert "org.apache.kafka.connect.data.Decimal" in contract.read_text()
 
 
 def test_cors_is_off_by_default(client: httpx.Client) -> None:
