@@ -10,6 +10,7 @@ columns an image leaves out listed apart (Python: keys missing from the image; S
 
 from __future__ import annotations
 
+import math
 import tempfile
 from collections import defaultdict
 from dataclasses import dataclass
@@ -130,13 +131,25 @@ def spark_outcomes(spark: Any, contract: Contract, messages: list[Message]) -> l
     return out
 
 
+def same(a: Any, b: Any) -> bool:
+    """Equal outputs, NaN equal to NaN (a float column's ``NaN`` text decodes to a NaN on
+    both paths, and ``nan != nan``)."""
+    if isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b):
+        return True
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=True))
+    return bool(a == b)
+
+
 def differences(
     contract: Contract, messages: list[Message], python: list[Outcome], spark: list[Outcome]
 ) -> list[str]:
     """Every message whose outcomes differ, said in one line each."""
     out = []
     for i, (m, p, s) in enumerate(zip(messages, python, spark, strict=True)):
-        if p.bad != s.bad or (not p.bad and p.outputs != s.outputs):
+        if p.bad != s.bad or (not p.bad and not same(p.outputs, s.outputs)):
             shown = (m.value or b"")[:300]
             out.append(
                 f"message {i} ({m.note}) {shown!r} key {m.key!r}:\n"
