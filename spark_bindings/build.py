@@ -37,7 +37,7 @@ from pyspark.sql.types import (
 from contracts.errors import UnknownFormatError
 from contracts.formats import FORMATS, get_format
 from contracts.formats._connect import describe_key, key_signature
-from contracts.formats._typing import refused_kinds
+from contracts.formats._typing import cell_refused_kinds
 from contracts.formats.spec import (
     TIME_OUT_OF_RANGE,
     Absent,
@@ -63,6 +63,7 @@ from spark_bindings.context import Context
 from spark_bindings.expressions import (
     Decoded,
     Problem,
+    could_be_kind,
     could_be_no_string,
     floor_div,
     json_absent,
@@ -250,11 +251,13 @@ class SpecDecoder(Decoder):
         return payload_only(text, F.col(PAYLOAD_TAIL_COL), self.parse_schema(ctx), whole)
 
     def text_only_columns(self, ctx: Context) -> list[str]:
-        """The columns of a plain-JSON image whose cells the core refuses unless they are
-        strings (``refused_kinds``): the map of texts reads ``5`` and ``"5"`` alike."""
-        if self.spec.images.values != "json" or self.spec.rows is not None:
+        """The columns of a plain-JSON or text image whose cells the core refuses unless they
+        are strings (``cell_refused_kinds``): the map of texts reads ``5`` and ``"5"`` alike,
+        and an object as its JSON text."""
+        if self.spec.images.values not in ("json", "text") or self.spec.rows is not None:
             return []
-        return [f.field or "" for f in ctx.row.fields or () if refused_kinds(f)]
+        images = self.spec.images
+        return [f.field or "" for f in ctx.row.fields or () if cell_refused_kinds(f, images)]
 
     def cell_texts(self, j: Column, path: Path, ctx: Context) -> Column:
         """A plain-JSON image as the map of texts its cells are read from."""
@@ -273,7 +276,8 @@ class SpecDecoder(Decoder):
         for path in paths:
             image = self.cell_texts(whole, path, ctx)
             for name in names:
-                could = could | could_be_no_string(F.try_element_at(image, F.lit(name)))
+                refused = cell_refused_kinds(ctx.column(name), self.spec.images)
+                could = could | could_be_kind(F.try_element_at(image, F.lit(name)), refused)
                 _insert(tree, (*path, name), VariantType())
         kinds = F.from_json(text, _struct_of(tree), PARSE_OPTIONS)
         return whole.withField(CELL_KINDS, F.when(F.coalesce(could, F.lit(False)), kinds))
@@ -811,7 +815,7 @@ class SpecDecoder(Decoder):
             & ~kind.startswith("ARRAY"),
         }
         by_kind["float"] = by_kind["int"]
-        refused = [by_kind[k] for k in sorted(refused_kinds(column))]
+        refused = [by_kind[k] for k in sorted(cell_refused_kinds(column, self.spec.images))]
         bad = refused[0]
         for r in refused[1:]:
             bad = bad | r

@@ -355,6 +355,22 @@ def could_be_no_string(text: Column) -> Column:
     return F.substring(text, 1, 1).isin("[", "{", "t", "f", "-", *"0123456789")
 
 
+#: The first characters of the JSON text of each kind of value (``_typing._native_kind``).
+KIND_STARTS: Final = {
+    "json": "[{",
+    "boolean": "tf",
+    "int": "-0123456789",
+    "float": "-0123456789",
+}
+
+
+def could_be_kind(text: Column, kinds: frozenset[str]) -> Column:
+    """Whether ``text`` (a JSON value as Spark reads it into a string) could be the text of
+    a value of one of ``kinds``: only then is its JSON kind asked."""
+    starts = sorted({c for kind in kinds for c in KIND_STARTS[kind]})
+    return F.substring(text, 1, 1).isin(*starts)
+
+
 def json_string(
     wire: Column, path: str, stage_text: Callable[[Column], Column] | None = None
 ) -> tuple[Column, Problem]:

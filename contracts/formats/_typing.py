@@ -29,7 +29,7 @@ from contracts.contract import Contract, contract_from_schema
 from contracts.errors import DecodeError, InputError
 from contracts.events import TableId
 from contracts.formats.base import InferOptions, Violation
-from contracts.formats.spec import DEFAULT_TEXT
+from contracts.formats.spec import DEFAULT_TEXT, Images
 from contracts.jsonnumbers import as_written, integer_as_read
 from contracts.logical import (
     CONNECT_DATE_NAME,
@@ -583,6 +583,15 @@ def refused_kinds(schema: ConnectSchema) -> frozenset[str]:
     if schema.name == DECIMAL_NAME:
         return frozenset()
     return TEXT_ONLY.get(schema.type, frozenset())
+
+
+def cell_refused_kinds(schema: ConnectSchema, images: Images) -> frozenset[str]:
+    """The JSON kinds other than a string a cell of ``schema`` refuses in a format's images:
+    a plain-JSON (or typed text) cell by its column (:func:`refused_kinds`), and the kinds the
+    format's cells hold in no column (``Images.cell_refuses``)."""
+    typed = images.values == "json" or images.typed_cells
+    own = refused_kinds(schema) if typed else frozenset()
+    return own | images.cell_refuses
 
 
 def _decode_native(value: Any, schema: ConnectSchema, table: Mapping[TextKey, TextDecoder]) -> Any:

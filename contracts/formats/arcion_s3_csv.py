@@ -42,7 +42,8 @@ from contracts.schema import primitive, struct
 #: reshapes a row into that document): ``NULL`` is SQL NULL, the table is the contract's.
 SPEC: Final = replace(
     JSON_SPEC,
-    images=replace(JSON_SPEC.images, null_text="NULL"),
+    # every CSV cell is text: no JSON kinds to refuse
+    images=replace(JSON_SPEC.images, null_text="NULL", cell_refuses=frozenset()),
     table=Table(fallback=True),
 )
 NULL_LITERAL: Final = SPEC.images.null_text

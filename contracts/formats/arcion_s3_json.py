@@ -93,6 +93,7 @@ SPEC: Final = FormatSpec(
         by_op=IMAGES_BY_OP,
         null_text=NULL_LITERAL,
         exists=Exists(("exists",), EXISTS_FLAGS),
+        cell_refuses=frozenset({"json"}),
     ),
     table=Table(
         database=("tableName", "namespace", "catalog"),
@@ -133,9 +134,10 @@ def _text_or_null(value: Any, where: str, path: str) -> str | None:
         return None
     if isinstance(value, str):
         return value
-    if isinstance(value, bool | int | float):
-        return str(value).lower() if isinstance(value, bool) else str(value)
-    raise InputError(f"expected a string value, got {json_kind(value)}", f"{where} {path}")
+    if isinstance(value, dict | list) and "json" in SPEC.images.cell_refuses:
+        raise InputError(f"expected a string value, got {json_kind(value)}", f"{where} {path}")
+    # a number or boolean is read as its text, as Spark reads it (a wide integer's digits)
+    return ("true" if value else "false") if isinstance(value, bool) else str(value)
 
 
 def _exists_flag(value: Any, where: str, path: str) -> tuple[bool, bool]:

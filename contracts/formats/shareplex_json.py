@@ -103,7 +103,14 @@ IMAGES_BY_OP: Final[Mapping[str, tuple[ImageRule | None, ImageRule | None]]] = {
 #: SharePlex's ``{meta, data, key}`` with text values.
 SPEC: Final = FormatSpec(
     ops=Ops(("meta", "op"), OP_SPELLINGS, CONTROL_SPELLINGS, spelling="words"),
-    images=Images(before=_KEY, after=_DATA, values="text", by_op=IMAGES_BY_OP),
+    images=Images(
+        before=_KEY,
+        after=_DATA,
+        values="text",
+        by_op=IMAGES_BY_OP,
+        cell_refuses=frozenset({"json"}),
+        typed_cells=True,
+    ),
     table=Table(qualified=("meta", "table"), fallback=True),
     ts_ms=(Time(("meta", "posttime"), "iso"),),
     source_ts_ms=(Time(("meta", "time"), "iso"),),
@@ -155,7 +162,7 @@ def _image(doc: dict[str, Any], name: str, where: str) -> dict[str, Any] | None:
         return None
     image = require_dict(value, where, f"$.{name}", name)
     for col, cell in image.items():
-        if isinstance(cell, dict | list):
+        if isinstance(cell, dict | list) and "json" in SPEC.images.cell_refuses:
             raise InputError(
                 f"expected a column value, got {json_kind(cell)}", f"{where} $.{name}.{col}"
             )

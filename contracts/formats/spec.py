@@ -364,6 +364,11 @@ class Images:
     #: ``json`` values: an image may instead be raw bytes (base64 text); bytes that hold a
     #: JSON object are read as one, others fill this bytes column (without it: an error).
     raw: str | None = None
+    #: ``text`` values: the JSON kinds (``int``, ``float``, ``boolean``, ``json`` for an object
+    #: or array) a cell holds in no column; ``typed_cells``: a number or boolean cell is judged
+    #: by its column as a plain JSON value (SharePlex) rather than read as its text (Arcion S3).
+    cell_refuses: frozenset[str] = frozenset()
+    typed_cells: bool = False
 
     def rules(self, op: str) -> tuple[ImageRule | None, ImageRule | None]:
         """The before and after rules of ``op``."""
