@@ -28,6 +28,7 @@ from spark_bindings.build import SpecDecoder
 from spark_bindings.context import Context
 from spark_bindings.expressions import Problem
 from spark_bindings.feed import Feed
+from spark_bindings.parse import NOT_UTF8
 
 #: Appended to every line: its position among the parsed cells is the line's cell count.
 SENTINEL: Final = "\u0001cdc-end\u0001"
@@ -55,6 +56,11 @@ class Decoder(SpecDecoder):
         record = F.regexp_replace(text, _BLANK_LINES, "")
         line = F.concat(record, F.lit("," + SENTINEL))
         return F.when(~record.rlike(_RECORD_BREAK), F.from_csv(line, schema, CSV_OPTIONS))
+
+    def unreadable(self, text: Column, ctx: Context) -> Column:
+        """Only bytes that are not UTF-8 make a CSV row unreadable: CSV has no escapes, so a
+        ``\\ud800`` in a cell is six characters of text, as the core reads it."""
+        return F.when(~F.is_valid_utf8(text), F.lit(NOT_UTF8))
 
     def parse_problem(self, present: Column, j: Column) -> Problem:
         said = "is not one CSV record (a line break outside quoted cells starts another)"
