@@ -338,15 +338,14 @@ def variant_wire(schema: ConnectSchema) -> bool:
     JsonConverter writes as base64 text, or as a JSON number with ``decimal.format=NUMERIC``
     (as a string the two would be one text: ``1234`` is valid base64); and every string, which
     the core refuses as any other JSON value (``from_json`` reads a number, a boolean or an
-    object into a string as its JSON text: ``5`` and ``"5"`` would be one value)."""
-    if schema.type == "string":
-        return True
-    logical = lookup(schema)
-    return schema.type == "bytes" and logical is not None and logical.name == DECIMAL_NAME
+    object into a string as its JSON text: ``5`` and ``"5"`` would be one value); and every
+    other bytes value, base64 text that ``true`` or ``1234`` would otherwise pass for."""
+    return schema.type in ("string", "bytes")
 
 
 def _is_decimal_variant(schema: ConnectSchema) -> bool:
-    return schema.type == "bytes" and variant_wire(schema)
+    logical = lookup(schema)
+    return schema.type == "bytes" and logical is not None and logical.name == DECIMAL_NAME
 
 
 def could_be_no_string(text: Column) -> Column:
@@ -581,7 +580,7 @@ def decode_json_value(
     (``stage_text``: see :func:`variant_decimal`)."""
     if _is_decimal_variant(schema):
         return variant_decimal(wire, schema, target, path, stage_text)
-    if variant_wire(schema):  # a string: its text, decoded as the string wire value
+    if variant_wire(schema):  # a string or bytes: its text, decoded as that wire value
         text, not_string = json_string(wire, path, stage_text)
         found = _decode_json_wire(text, schema, target, path)
         return Decoded(found.value, (not_string, *found.problems))
