@@ -418,14 +418,40 @@ _ODD_TEXT: list[Any] = [v for v in _ODD_JSON if isinstance(v, str)] + (
 )
 
 
-def wire_value(column: Column, values: str, rnd: random.Random) -> Any:
-    """One column's wire value: mostly a valid one, sometimes null or odd."""
+#: JSON tokens other than a string a text or plain-JSON image cell may hold (no producer of a
+#: text format writes them; a plain-JSON one writes some for its typed columns): each column
+#: type judges them by the core's rules (``_typing.cell_refused_kinds``).
+_ODD_TOKENS: list[Any] = [
+    0,
+    7,
+    -3,
+    1.5,
+    -2.5e-05,
+    1e300,
+    2**63,
+    2**64,
+    -(2**63) - 1,
+    True,
+    False,
+    [],
+    [1],
+    {},
+    {"a": 1},
+]
+
+
+def wire_value(column: Column, values: str, rnd: random.Random, tokens: bool = False) -> Any:
+    """One column's wire value: mostly a valid one, sometimes null or odd (``tokens``: the
+    image's cells are JSON values, so an odd one may be a number, a boolean, an array or an
+    object rather than a string)."""
     if one_in(rnd, 12):
         return None
     if values == "ejson":
         return rnd.choice(_ODD_EJSON) if one_in(rnd, 12) else ejson_value(column, rnd)
     if one_in(rnd, 12):
-        return rnd.choice(_ODD_JSON if values == "connect" else _ODD_TEXT)
+        if values == "connect":
+            return rnd.choice(_ODD_JSON)
+        return rnd.choice(_ODD_TEXT + _ODD_TOKENS if tokens else _ODD_TEXT)
     value = column.type.value(rnd)
     schema = column.type.schema
     if values == "connect":
@@ -514,10 +540,11 @@ class Message:
 def image(case: Case, complete: bool, rnd: random.Random) -> dict[str, Any]:
     """One row image of wire values (``complete``: every column; else some left out)."""
     values = case.spec.images.values
+    tokens = get_format(case.contract.format).input_kind == "json"  # not CSV cells
     out: dict[str, Any] = {}
     for c in case.columns:
         if complete or not one_in(rnd, 4):
-            out[c.name] = wire_value(c, values, rnd)
+            out[c.name] = wire_value(c, values, rnd, tokens)
     if not complete and one_in(rnd, 10):
         out["not_a_column"] = "1"
     return out
