@@ -59,6 +59,7 @@ from contracts.formats.spec import (
     read_position,
     read_table,
     read_time,
+    rule_paths,
 )
 from contracts.schema import ConnectSchema, json_kind, primitive, struct
 
@@ -147,6 +148,10 @@ def parse_record(message: Message) -> SharePlexRecord:
         raise InputError(SPEC.unknown_op(op_text), f"{where} $.meta.op")
     data = _image(doc, "data", where)
     key = _image(doc, "key", where)
+    if op is not None:  # a control record's images are not read: their cells are not judged
+        found = {_DATA: data, _KEY: key}
+        for path in dict.fromkeys(p for rule in SPEC.images.rules(op) for p in rule_paths(rule)):
+            _refuse_cells(found[path], where, path[0])
     try:
         table = read_table(SPEC.table, doc, where)
     except DecodeError:
@@ -160,13 +165,17 @@ def _image(doc: dict[str, Any], name: str, where: str) -> dict[str, Any] | None:
     value = doc.get(name)
     if value is None:
         return None
-    image = require_dict(value, where, f"$.{name}", name)
-    for col, cell in image.items():
+    return require_dict(value, where, f"$.{name}", name)
+
+
+def _refuse_cells(image: dict[str, Any] | None, where: str, name: str) -> None:
+    """A cell of a kind no column holds (``Images.cell_refuses``), in an image a row change
+    reads."""
+    for col, cell in (image or {}).items():
         if isinstance(cell, dict | list) and "json" in SPEC.images.cell_refuses:
             raise InputError(
                 f"expected a column value, got {json_kind(cell)}", f"{where} $.{name}.{col}"
             )
-    return image
 
 
 def images(record: SharePlexRecord) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
