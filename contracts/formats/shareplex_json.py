@@ -149,7 +149,7 @@ def parse_record(message: Message) -> SharePlexRecord:
     data = _image(doc, "data", where)
     key = _image(doc, "key", where)
     if op is not None:  # a control record's images are not read: their cells are not judged
-        found = {_DATA: data, _KEY: key}
+        found: dict[Path, dict[str, Any] | None] = {_DATA: data, _KEY: key}
         for path in dict.fromkeys(p for rule in SPEC.images.rules(op) for p in rule_paths(rule)):
             _refuse_cells(found[path], where, path[0])
     try:
