@@ -126,6 +126,9 @@ class Side:
     problems: list[Problem] = field(default_factory=list)
     #: The JSON path its values are reported under.
     where: str = "$"
+    #: The names of the columns the image holds, as one array (``None`` for a Connect image,
+    #: which leaves none out): its absent columns are one set difference, not a test per column.
+    held: Column | None = None
 
 
 class SpecDecoder(Decoder):
@@ -598,6 +601,7 @@ class SpecDecoder(Decoder):
         sides: list[Column] = []
         absent: list[Column] = []
         used: dict[Path, list[Column]] = {p: [] for p in paths}
+        names = ctx.row.field_names()
         for index, label in ((0, "before"), (1, "after")):
             cases: list[tuple[Column | None, Side]] = []
             if not spec.images.by_op:
@@ -617,24 +621,35 @@ class SpecDecoder(Decoder):
                 on = side.there if gate is None else gate & side.there
                 if not no_absence:  # a Connect image states its own required columns
                     problems += [p.gated(on) for p in self.required(side, ctx)]
-                if not no_absence:
-                    absent += [
-                        F.when(on & ~here, F.lit(f"{label}.{n}"))
-                        for n, here in side.present.items()
-                    ]
             sides.append(value)
+            if not no_absence:
+                absent.append(self.absent_names(cases, names, label))
         for path, gates in used.items():
             if gates:
                 anywhere = gates[0]
                 for g in gates[1:]:
                     anywhere = anywhere | g
                 problems += [p.gated(anywhere) for p in decoded[path].problems]
-        absent_col = (
-            F.filter(F.array(*absent), lambda x: x.isNotNull())
-            if absent
-            else F.array().cast(ABSENT_TYPE)
-        )
+        absent_col = F.concat(*absent) if absent else F.array().cast(ABSENT_TYPE)
         return sides[0], sides[1], problems, absent_col
+
+    @staticmethod
+    def absent_names(
+        cases: list[tuple[Column | None, Side]], names: list[str], label: str
+    ) -> Column:
+        """The columns an image leaves out, as ``label.name`` (an empty array where the image
+        is not there): the contract's names less those the image holds (``Side.held``: one set
+        difference per row, not a test per column)."""
+        none = F.array().cast(ABSENT_TYPE)
+        contract_names = F.array(*[F.lit(n) for n in names])
+        missing: Column = F.lit(None).cast(ABSENT_TYPE)
+        for on, side in reversed(_gated(cases)):
+            if side.held is None:
+                raise ValueError(f"{label}: an image that can leave columns out lists none held")
+            missing = F.when(on, F.array_except(contract_names, side.held)).otherwise(missing)
+        # the lambda only runs on a row that leaves a column out
+        labelled = F.transform(missing, lambda n: F.concat(F.lit(f"{label}."), n))
+        return F.when(F.size(missing) > 0, labelled).otherwise(none)
 
     def combine(
         self,
@@ -669,6 +684,7 @@ class SpecDecoder(Decoder):
                 present={n: top.present[n] | base.present[n] for n in base.values},
                 there=there,
                 where=top.where,
+                held=_either(top.held, base.held, F.array_union),
             )
         assert isinstance(rule, FirstOf)
         chosen: Side | None = None
@@ -689,6 +705,7 @@ class SpecDecoder(Decoder):
                     },
                     there=holds | chosen.there,
                     where=side.where,
+                    held=_either(side.held, chosen.held, _chosen_by(holds)),
                 )
             )
         assert chosen is not None
@@ -796,8 +813,12 @@ class SpecDecoder(Decoder):
                 where, "holds a column that is not in the contract", F.coalesce(extra, F.lit(False))
             )
         )
-        there = wire.isNotNull()
-        return Side(values, present, there, problems, where)
+        if block is None:
+            holds = F.map_keys(wire)
+        else:
+            holds = F.map_keys(F.map_filter(block, lambda _, flag: flag.isin(*held)))
+        held_names = F.coalesce(holds, F.array().cast(ABSENT_TYPE))
+        return Side(values, present, wire.isNotNull(), problems, where, held_names)
 
     def refused_kind(self, j: Column, path: Path, column: ConnectSchema, where: str) -> Problem:
         """A text-only cell (see :meth:`with_cell_kinds`) holding a JSON kind the core refuses
@@ -996,6 +1017,23 @@ class SpecDecoder(Decoder):
 
 
 # --- helpers ----------------------------------------------------------------------------------------
+
+
+def _either(
+    a: Column | None, b: Column | None, both: Callable[[Column, Column], Column]
+) -> Column | None:
+    """``both(a, b)``, or ``None`` where either is unknown."""
+    return None if a is None or b is None else both(a, b)
+
+
+def _chosen_by(holds: Column) -> Callable[[Column, Column], Column]:
+    """One image's value where it ``holds``, the other's elsewhere."""
+    return lambda one, other: F.when(holds, one).otherwise(other)
+
+
+def _gated(cases: list[tuple[Column | None, Side]]) -> list[tuple[Column, Side]]:
+    """Each case as (where it holds: its gate and its image being there, the image)."""
+    return [(side.there if gate is None else gate & side.there, side) for gate, side in cases]
 
 
 def _is_variant(decoder: SpecDecoder, path: Path, ctx: Context) -> bool:

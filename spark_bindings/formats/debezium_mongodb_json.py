@@ -49,6 +49,7 @@ from spark_bindings.expressions import (
     padded_base64,
     text_timestamp,
 )
+from spark_bindings.feed import ABSENT_TYPE
 from spark_bindings.parse import PARSE_OPTIONS
 
 S = StringType()
@@ -435,7 +436,8 @@ class Decoder(SpecDecoder):
                 where, "holds a field that is not in the contract", F.coalesce(extra, F.lit(False))
             )
         )
-        return Side(values, present, there, problems, where)
+        held = F.coalesce(F.map_keys(doc), F.array().cast(ABSENT_TYPE))
+        return Side(values, present, there, problems, where, held)
 
     def key(
         self,
