@@ -257,7 +257,7 @@ class SpecDecoder(Decoder):
         """The columns of a plain-JSON or text image whose cells the core refuses unless they
         are strings (``cell_refused_kinds``): the map of texts reads ``5`` and ``"5"`` alike,
         and an object as its JSON text."""
-        if self.spec.images.values not in ("json", "text") or self.spec.rows is not None:
+        if self.spec.images.values not in ("json", "text"):
             return []
         images = self.spec.images
         return [f.field or "" for f in ctx.row.fields or () if cell_refused_kinds(f, images)]
@@ -274,14 +274,25 @@ class SpecDecoder(Decoder):
         if not names:
             return whole
         paths = (self.spec.images.before, self.spec.images.after)
+        refused = {n: cell_refused_kinds(ctx.column(n), self.spec.images) for n in names}
+
+        def could_in(image: Column) -> Column:
+            found = F.lit(False)
+            for name in names:
+                found = found | could_be_kind(F.try_element_at(image, F.lit(name)), refused[name])
+            return found
+
         could = F.lit(False)
         tree: dict[str, object] = {}
+        cells = StructType([StructField(n, VariantType()) for n in names])
         for path in paths:
             image = self.cell_texts(whole, path, ctx)
-            for name in names:
-                refused = cell_refused_kinds(ctx.column(name), self.spec.images)
-                could = could | could_be_kind(F.try_element_at(image, F.lit(name)), refused)
-                _insert(tree, (*path, name), VariantType())
+            if self.spec.rows is not None:  # an array of rows (Canal's data and old)
+                could = could | F.exists(image, could_in)
+                _insert(tree, path, ArrayType(cells))
+            else:
+                could = could | could_in(image)
+                _insert(tree, path, cells)
         kinds = F.from_json(text, _struct_of(tree), PARSE_OPTIONS)
         return whole.withField(CELL_KINDS, F.when(F.coalesce(could, F.lit(False)), kinds))
 
@@ -824,8 +835,11 @@ class SpecDecoder(Decoder):
         """A text-only cell (see :meth:`with_cell_kinds`) holding a JSON kind the core refuses
         for its column."""
         cell = j[CELL_KINDS]
-        for step in (*path, column.field or ""):
+        for step in path:
             cell = cell[step]
+        if self.spec.rows is not None:  # this row's cells
+            cell = F.try_element_at(cell, F.col(ROW_COL)["index"] + 1)
+        cell = cell[column.field or ""]
         kind = F.schema_of_variant(cell)
         by_kind = {
             "boolean": kind == F.lit("BOOLEAN"),

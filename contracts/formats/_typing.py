@@ -569,11 +569,13 @@ def decode_cell(
 
 #: The JSON values other than a string that a plain-JSON cell of these Connect types refuses
 #: (by :func:`_native_kind`): a number or a boolean is no text; an object or an array in a
-#: ``string`` column is its JSON text, and no bytes. Spark's decode asks these of the cell's
-#: JSON kind (spark_bindings/build.py), which its map of texts does not keep.
+#: ``string`` column is its JSON text, and no bytes; a number is no boolean (though Canal reads
+#: the text ``1`` as one). Spark's decode asks these of the cell's JSON kind
+#: (spark_bindings/build.py), which its map of texts does not keep.
 TEXT_ONLY: Final[Mapping[str, frozenset[str]]] = {
     "string": frozenset({"int", "float", "boolean"}),
     "bytes": frozenset({"int", "float", "boolean", "json"}),
+    "boolean": frozenset({"int", "float"}),
 }
 
 

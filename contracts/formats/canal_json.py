@@ -124,7 +124,16 @@ TIDB_CONTROLS: Final[Mapping[str, ControlKind]] = {"TIDB_WATERMARK": "heartbeat"
 SPEC: Final = FormatSpec(
     ops=Ops(("type",), CANAL_TYPES, controls=TIDB_CONTROLS),
     controls=(Control("ddl", Equals(("isDdl",), frozenset({True})), "DDL", over_op=True),),
-    images=Images(before=_OLD, after=_DATA, values="text", by_op=IMAGES_BY_OP, text=CANAL_TEXT),
+    # Canal writes every cell as a string; one that is not is judged by its column as a plain
+    # JSON value (the core's ``decode_cell``)
+    images=Images(
+        before=_OLD,
+        after=_DATA,
+        values="text",
+        by_op=IMAGES_BY_OP,
+        text=CANAL_TEXT,
+        typed_cells=True,
+    ),
     rows=Rows(index="row"),
     required=(("isDdl",), ("type",)),
     table=Table(database=("database",), name=("table",), empty_is_null=True),
