@@ -238,6 +238,9 @@ def _table_reader(decoder: SpecDecoder) -> SpecDecoder:
             paths = dict.fromkeys([*rule.paths().values(), *rule.required])
             return [(p, VariantType()) for p in paths]
 
+        def text_only_columns(self, ctx: Context) -> list[str]:
+            return []  # the table is all it reads: no image cells to ask their JSON kind
+
     spec = decoder.spec
     return TableOnly(decoder.name, replace(spec, table=replace(spec.table, fallback=False)))
 

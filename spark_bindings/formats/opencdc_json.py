@@ -54,6 +54,8 @@ class Decoder(SpecDecoder):
             side.present = {
                 n: h | is_raw if n == column else h & ~is_raw for n, h in side.present.items()
             }
+            # raw data holds its bytes column only
+            side.held = F.when(is_raw, F.array(F.lit(column))).otherwise(side.held)
         else:
             problems.append(
                 Problem(
