@@ -43,6 +43,9 @@ class Context:
     #: the raw text is staged and each read strips it again). ``decode_changes`` stages
     #: stripped texts for every format: once, the strip's code is smaller than its repeats.
     strip_staged_texts: bool = False
+    #: The parse expression while the feed is built over it to collect the texts (see
+    #: ``decode._texts_over_parse``); ``None`` in the real feed, which reads the parse's columns.
+    over_parse: Column | None = None
 
     def stage(self, expr: Column) -> Column:
         """Make ``expr`` a column of the staging projection; returns a reference to it."""

@@ -339,7 +339,7 @@ def _texts_over_parse(
     the same order, under the same names, as in the real feed."""
     if not decoder.texts_from_parse:
         return {}
-    probe = Context(ctx.contract, strip_staged_texts=ctx.strip_staged_texts)
+    probe = Context(ctx.contract, strip_staged_texts=ctx.strip_staged_texts, over_parse=parse_expr)
     decoder.feed(parse_expr, key_text, probe)
     return probe.texts
 
