@@ -348,17 +348,21 @@ class SpecDecoder(Decoder):
         field limit). Columns of the parse projection, which is compiled apart: the decode
         stage's fused method, which must stay under the JIT's 8,000-byte limit, starts at
         them. A document that is only one of the ``bare`` fields is its own envelope."""
-        connect = self.spec.connect
-        assert connect is not None
-        wrapped = self.is_connect(ctx)
-        env = parsed[connect.payload] if wrapped else parsed
         out = {BAD_JSON_COL: parsed.isNull() | parsed[CORRUPT_COL].isNotNull()}
         for name in self.envelope_type(ctx).fieldNames():
-            value = env[name]
-            if wrapped and name in connect.bare:
-                value = F.coalesce(value, F.when(parsed[connect.payload].isNull(), parsed[name]))
-            out[envelope_column(name)] = value
+            out[envelope_column(name)] = self.envelope_field(parsed, name, ctx)
         return out
+
+    def envelope_field(self, parsed: Column, name: str, ctx: Context) -> Column:
+        """One envelope field of the parsed message (see :meth:`envelope_fields`)."""
+        connect = self.spec.connect
+        assert connect is not None
+        if not self.is_connect(ctx):
+            return parsed[name]
+        value = parsed[connect.payload][name]
+        if name in connect.bare:
+            value = F.coalesce(value, F.when(parsed[connect.payload].isNull(), parsed[name]))
+        return value
 
     def envelope_columns(self, df: Frame, parsed: Column, ctx: Context) -> Frame:
         """The envelope fields (:meth:`envelope_fields`) of the parsed column ``parsed``."""
@@ -424,11 +428,10 @@ class SpecDecoder(Decoder):
     def read(self, j: Column, path: Path, ctx: Context) -> Column:
         """The value at ``path`` (struct fields and map entries alike; never an ANSI error)."""
         if self.spec.connect is not None:
-            column = envelope_column(path[0])
             value = (
-                F.col(column)
+                F.col(envelope_column(path[0]))
                 if ctx.over_parse is None
-                else self.envelope_fields(ctx.over_parse, ctx)[column]
+                else self.envelope_field(ctx.over_parse, path[0], ctx)
             )
             type_ = self.envelope_type(ctx)[path[0]].dataType
         else:
@@ -636,7 +639,7 @@ class SpecDecoder(Decoder):
             for gate, side in reversed(cases):
                 struct = F.when(side.there, F.struct(*[v.alias(n) for n, v in side.values.items()]))
                 value = struct if gate is None else F.when(gate, struct).otherwise(value)
-                on = side.there if gate is None else gate & side.there
+                on = _holds(gate, side)
                 if not no_absence:  # a Connect image states its own required columns
                     problems += [p.gated(on) for p in self.required(side, ctx)]
             sides.append(value)
@@ -661,10 +664,11 @@ class SpecDecoder(Decoder):
         none = F.array().cast(ABSENT_TYPE)
         contract_names = F.array(*[F.lit(n) for n in names])
         missing: Column = F.lit(None).cast(ABSENT_TYPE)
-        for on, side in reversed(_gated(cases)):
+        for gate, side in reversed(cases):
             if side.held is None:
                 raise ValueError(f"{label}: an image that can leave columns out lists none held")
-            missing = F.when(on, F.array_except(contract_names, side.held)).otherwise(missing)
+            gone = F.array_except(contract_names, side.held)
+            missing = F.when(_holds(gate, side), gone).otherwise(missing)
         # the lambda only runs on a row that leaves a column out
         labelled = F.transform(missing, lambda n: F.concat(F.lit(f"{label}."), n))
         return F.when(F.size(missing) > 0, labelled).otherwise(none)
@@ -1052,9 +1056,9 @@ def _chosen_by(holds: Column) -> Callable[[Column, Column], Column]:
     return lambda one, other: F.when(holds, one).otherwise(other)
 
 
-def _gated(cases: list[tuple[Column | None, Side]]) -> list[tuple[Column, Side]]:
-    """Each case as (where it holds: its gate and its image being there, the image)."""
-    return [(side.there if gate is None else gate & side.there, side) for gate, side in cases]
+def _holds(gate: Column | None, side: Side) -> Column:
+    """Where an image rule's case holds: its op gate (if any) and its image being there."""
+    return side.there if gate is None else gate & side.there
 
 
 def _is_variant(decoder: SpecDecoder, path: Path, ctx: Context) -> bool:

@@ -348,12 +348,6 @@ def _is_decimal_variant(schema: ConnectSchema) -> bool:
     return schema.type == "bytes" and logical is not None and logical.name == DECIMAL_NAME
 
 
-def could_be_no_string(text: Column) -> Column:
-    """Whether ``text`` (a JSON value as Spark reads it into a string) could be the text of a
-    number, ``true``/``false``, an array or an object: only then is its JSON kind asked."""
-    return F.substring(text, 1, 1).isin("[", "{", "t", "f", "-", *"0123456789")
-
-
 #: The first characters of the JSON text of each kind of value (``_typing._native_kind``).
 KIND_STARTS: Final = {
     "json": "[{",
@@ -361,6 +355,12 @@ KIND_STARTS: Final = {
     "int": "-0123456789",
     "float": "-0123456789",
 }
+
+
+def could_be_no_string(text: Column) -> Column:
+    """Whether ``text`` (a JSON value as Spark reads it into a string) could be the text of a
+    number, ``true``/``false``, an array or an object: only then is its JSON kind asked."""
+    return could_be_kind(text, frozenset(KIND_STARTS))
 
 
 def could_be_kind(text: Column, kinds: frozenset[str]) -> Column:
