@@ -482,6 +482,7 @@ class SpecDecoder(Decoder):
                 *always,
                 *self.required_problems(j, ctx),
             ),
+            key_problems=tuple(key_problems),
             element=F.col(ROW_COL)["index"] if spec.rows is not None else None,
             element_arrays=(spec.images.after[0], spec.images.before[0]),
             absent=absent,

@@ -286,7 +286,11 @@ def decode_json_frame(
         source_ts_ms=feed.source_ts_ms,
         position=F.when(present, feed.position),
         control=F.when(tombstone, F.lit("tombstone")).otherwise(feed.control),
-        problems=(*_after_parse(parse, feed.problems, tombstone), *_key_text(decoder, key_text)),
+        problems=(
+            *_after_parse(parse, feed.problems, tombstone),
+            *[p.gated(tombstone) for p in feed.key_problems],
+            *_key_text(decoder, key_text),
+        ),
         element=feed.element,
         element_arrays=feed.element_arrays,
         absent=feed.absent,

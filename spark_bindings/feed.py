@@ -67,6 +67,9 @@ class Feed:
     position: Column
     control: Column = field(default_factory=lambda: F.lit(None).cast("string"))
     problems: tuple[Problem, ...] = ()
+    #: The Kafka key's problems (also among ``problems``): a tombstone's key is judged too, as
+    #: the core judges it, though a tombstone has nothing else to check.
+    key_problems: tuple[Problem, ...] = ()
     #: The row change's index in the message's row arrays (Canal's ``data``/``old``): error
     #: paths ``$.data.col`` then read ``$.data[i].col``, as the Python decoder's.
     element: Column | None = None
