@@ -476,7 +476,11 @@ class ConnectEnvelopeFormat(Format):
         where = message.where
         try:
             if message.value is None:
-                return [ControlRecord("tombstone", "value is null", key=self.message_key(message))]
+                return [
+                    ControlRecord(
+                        "tombstone", "value is null", key=self.tombstone_key(message, contract)
+                    )
+                ]
             schema_raw, payload = self.split(self.value_of(message), where)
             plan = (
                 self.plan(schema_raw, where)
@@ -543,6 +547,14 @@ class ConnectEnvelopeFormat(Format):
             key = self.message_key(message)
             return key if key is not None else unique if isinstance(unique, dict) else None
         return key_from(contract.key, self.contract_key(message.key, contract), unique, image)
+
+    def tombstone_key(self, message: Message, contract: Contract | None) -> dict[str, Any] | None:
+        """The key of a tombstone (the row it deletes). With a contract it is read as every
+        change's Kafka key is (:meth:`contract_key`), so a key the contract refuses makes the
+        tombstone bad on every path; without one, by the key's own embedded schema."""
+        if contract is None:
+            return self.message_key(message)
+        return key_from(contract.key, self.contract_key(message.key, contract))
 
     def contract_key(self, key: Any, contract: Contract) -> dict[str, Any] | None:
         """A Kafka key (a bare object, or ``{"schema": ..., "payload": ...}``) decoded by the
