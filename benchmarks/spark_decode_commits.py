@@ -24,6 +24,10 @@ waits for a core. Run::
 
     .venv/bin/python -m benchmarks.spark_decode_commits                   # 200k msgs, 3 rounds
     .venv/bin/python -m benchmarks.spark_decode_commits --rounds 5 --formats canal-json
+
+``--checks-off utf8,string-variants,absent,text-kinds`` adds a third version, ``lean``: the new tree with
+those checks switched off (benchmarks/checks_off.py), to show what the checks f2389db lacked
+cost and what the rest of the new decoder costs.
 """
 
 from __future__ import annotations
@@ -58,14 +62,14 @@ SESSION_CONF: Final = {
 # --- the child: one tree, one Spark session ---------------------------------------------------
 
 
-def _jvm_clock() -> Any:
-    """benchmarks/jvm_clock.py of THIS tree, loaded by path (the old tree has none, and the
+def _own(name: str) -> Any:
+    """``benchmarks/<name>.py`` of THIS tree, loaded by path (the old tree has none, and the
     ``benchmarks`` package on the path is the tree's under test)."""
-    spec = importlib.util.spec_from_file_location("_jvm_clock", ROOT / "benchmarks/jvm_clock.py")
+    spec = importlib.util.spec_from_file_location(f"_{name}", ROOT / f"benchmarks/{name}.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    return module.process_cpu_clock
+    return module
 
 
 def _check_tree(tree: Path) -> None:
@@ -90,12 +94,14 @@ def child(job: dict[str, Any]) -> dict[str, Any]:
     from contracts.contract import load_contract
     from spark_bindings import decode_changes
 
+    if job.get("checks_off"):
+        _own("checks_off").switch_off(job["checks_off"])
     builder = SparkSession.builder.master("local[2]")
     for key, value in SESSION_CONF.items():
         builder = builder.config(key, value)
     spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
-    cpu = _jvm_clock()(spark.sparkContext._jvm)
+    cpu = _own("jvm_clock").process_cpu_clock(spark.sparkContext._jvm)
     out: dict[str, Any] = {}
     for fmt, data in job["formats"].items():
         start = time.perf_counter()
@@ -192,26 +198,35 @@ def summary(fmt: str, n: int, results: dict[str, list[dict[str, Any]]]) -> dict[
     return row
 
 
-def report(rows: list[dict[str, Any]], n: int) -> None:
+def _cells(v: dict[str, Any]) -> tuple[str, str]:
+    """msg/s and JVM CPU µs/msg of one version, each with its range."""
+    (lo, hi), (clo, chi) = v["msg_s_range"], v["cpu_range"]
+    return (
+        f"{v['msg_s']:,.0f} [{lo:,.0f}-{hi:,.0f}]",
+        f"{v['cpu_us']:.1f} [{clo:.1f}-{chi:.1f}]",
+    )
+
+
+def report(rows: list[dict[str, Any]], n: int, versions: list[str]) -> None:
     print(f"\n{n:,} messages per format; medians over every timed pass (min-max in brackets)")
-    print("\n| format | old msg/s | new msg/s | new/old | old JVM CPU µs/msg | "
-          "new JVM CPU µs/msg | new/old CPU | build old / new s | rows (errors) |")  # fmt: skip
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---|")
+    print("\n| format | version | msg/s | JVM CPU µs/msg | CPU /old | build s | rows (errors) |")
+    print("|---|---|---:|---:|---:|---:|---|")
     for r in rows:
-        old, new = r["old"], r["new"]
-        (rows_old,), (rows_new,) = old["rows"], new["rows"]
+        for version in versions:
+            v = r[version]
+            ((rows_, errors),) = v["rows"]
+            msg_s, cpu = _cells(v)
+            ratio = v["cpu_us"] / r["old"]["cpu_us"]
+            print(
+                f"| {r['format']} | {version} | {msg_s} | {cpu} | {ratio:.2f}x "
+                f"| {v['build_s']:.1f} | {rows_:,} ({errors:,}) |"
+            )
+    print("\nCPU /old < 1 means the version uses less JVM CPU per message than the old tree.")
+    if "lean" in versions:
         print(
-            f"| {r['format']} "
-            f"| {old['msg_s']:,.0f} [{old['msg_s_range'][0]:,.0f}-{old['msg_s_range'][1]:,.0f}] "
-            f"| {new['msg_s']:,.0f} [{new['msg_s_range'][0]:,.0f}-{new['msg_s_range'][1]:,.0f}] "
-            f"| {new['msg_s'] / old['msg_s']:.2f}x "
-            f"| {old['cpu_us']:.1f} [{old['cpu_range'][0]:.1f}-{old['cpu_range'][1]:.1f}] "
-            f"| {new['cpu_us']:.1f} [{new['cpu_range'][0]:.1f}-{new['cpu_range'][1]:.1f}] "
-            f"| {new['cpu_us'] / old['cpu_us']:.2f}x "
-            f"| {old['build_s']:.1f} / {new['build_s']:.1f} "
-            f"| {rows_new[0]:,} ({rows_old[1]:,} / {rows_new[1]:,}) |"
+            "lean: the new tree with these checks switched off (benchmarks/checks_off.py), for "
+            "measurement only; still on: " + "; ".join(_own("checks_off").LEFT_ON)
         )
-    print("\nnew/old CPU < 1 means the new tree uses less JVM CPU per message (better).")
 
 
 def check_rows(fmt: str, results: dict[str, list[dict[str, Any]]]) -> None:
@@ -234,15 +249,17 @@ def parent(args: argparse.Namespace) -> None:
         print(f"new tree: {new}")
         print(f"load average at the start: {load_average()}", flush=True)
         jobs = prepare(formats, args.messages, workdir)
-        trees = {"old": old, "new": new}
-        results: dict[str, list[dict[str, Any]]] = {"old": [], "new": []}
+        off = args.checks_off.split(",") if args.checks_off else []
+        trees = {"old": (old, []), "new": (new, [])} | ({"lean": (new, off)} if off else {})
+        results: dict[str, list[dict[str, Any]]] = {version: [] for version in trees}
         for turn in range(args.rounds):
-            for version, tree in trees.items():
+            for version, (tree, checks_off) in trees.items():
                 job = {
                     "tree": str(tree),
                     "formats": jobs,
                     "warmup": args.warmup,
                     "iterations": args.iterations,
+                    "checks_off": checks_off,
                 }
                 start = time.perf_counter()
                 result = run_child(tree, job)
@@ -258,7 +275,8 @@ def parent(args: argparse.Namespace) -> None:
                 )
         for fmt in formats:
             check_rows(fmt, results)
-        report([summary(fmt, args.messages, results) for fmt in formats], args.messages)
+        rows = [summary(fmt, args.messages, results) for fmt in formats]
+        report(rows, args.messages, list(trees))
         print(f"\nload average at the end: {load_average()}")
 
 
@@ -282,6 +300,12 @@ def main() -> None:
     parser.add_argument("--old-tree", type=Path, help="a checkout of the old commit instead")
     parser.add_argument(
         "--new-tree", type=Path, default=ROOT, help="the new checkout (default: this one)"
+    )
+    parser.add_argument(
+        "--checks-off",
+        metavar="CHECKS",
+        help="also time the new tree with these checks switched off, comma-separated "
+        "(benchmarks/checks_off.py: utf8, string-variants, absent, text-kinds), as version 'lean'",
     )
     args = parser.parse_args()
     if args.child:
