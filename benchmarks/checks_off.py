@@ -1,17 +1,20 @@
 """For measurement only: switch off checks the Spark decoder gained after f2389db, to see
-what each costs (benchmarks/spark_decode_commits.py ``--checks-off``).
+what each costs (benchmarks/spark_decode_checks.py, and spark_decode_commits.py
+``--checks-off``).
 
-Each switch replaces one function of THIS tree's ``spark_bindings`` in the running process,
-so the decoder built afterwards lacks that check. A decoder built this way is wrong on the
-inputs the check exists for; nothing outside benchmarks/ imports this module. The checks
-listed in :data:`LEFT_ON` cannot be switched off by replacing one function and stay on, so a
-decoder with every switch off still does more than f2389db's did.
+Each switch replaces one function of THIS tree's ``spark_bindings`` while it is on, so a
+decoder built meanwhile lacks that check. Such a decoder is wrong on the inputs the check
+exists for; nothing outside benchmarks/ imports this module. The checks in :data:`LEFT_ON`
+cannot be switched off by replacing one function and stay on, so a decoder with every switch
+off still does more than f2389db's did.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import contextlib
+from collections.abc import Callable, Iterator
 from typing import Any, Final
+from unittest import mock
 
 #: What stays checked with every switch off (the f2389db decoder checked none of these).
 LEFT_ON: Final = (
@@ -21,51 +24,51 @@ LEFT_ON: Final = (
 )
 
 
-def _utf8() -> None:
-    """No whole-text UTF-8 validation and no lone-surrogate search (``parse.not_text``)."""
+def _no_problem(*_args: Any, **_kwargs: Any) -> Any:
     from pyspark.sql import functions as F
 
-    from spark_bindings import parse
-
-    def not_text(text: Any) -> Any:
-        return F.lit(None).cast("string")
-
-    parse.not_text = not_text
+    return F.lit(None).cast("string")
 
 
-def _string_variants() -> None:
-    """Connect string and bytes columns parsed as typed strings again, not as variants (a
-    JSON number or boolean there is then read as its text, as f2389db read it)."""
-    from spark_bindings import expressions
-
-    expressions.variant_wire = expressions._is_decimal_variant
-
-
-def _absent() -> None:
-    """``_absent`` always empty (f2389db had no such column)."""
+def _nothing_absent(*_args: Any, **_kwargs: Any) -> Any:
     from pyspark.sql import functions as F
 
-    from spark_bindings import build
     from spark_bindings.feed import ABSENT_TYPE
 
-    def absent_names(self: Any, *args: Any, **kwargs: Any) -> Any:
-        return F.array().cast(ABSENT_TYPE)
-
-    build.SpecDecoder.absent_names = absent_names  # type: ignore[method-assign]
+    return F.array().cast(ABSENT_TYPE)
 
 
-def _text_kinds() -> None:
+def _utf8() -> Any:
+    """No whole-text UTF-8 validation and no lone-surrogate search (``parse.not_text``)."""
+    from spark_bindings import parse
+
+    return mock.patch.object(parse, "not_text", _no_problem)
+
+
+def _string_variants() -> Any:
+    """Connect string and bytes columns parsed as typed strings, not as variants (a JSON
+    number or boolean there is then read as its text, as f2389db read it)."""
+    from spark_bindings import expressions
+
+    return mock.patch.object(expressions, "variant_wire", expressions._is_decimal_variant)
+
+
+def _absent() -> Any:
+    """``_absent`` always empty (f2389db had no such column)."""
+    from spark_bindings import build
+
+    return mock.patch.object(build.SpecDecoder, "absent_names", staticmethod(_nothing_absent))
+
+
+def _text_kinds() -> Any:
     """Text cells (Canal, Arcion S3, plain-JSON images) not read again as variants to judge
     their JSON kind (``SpecDecoder.text_only_columns`` lists none)."""
     from spark_bindings import build
 
-    def text_only_columns(self: Any, ctx: Any) -> list[str]:
-        return []
-
-    build.SpecDecoder.text_only_columns = text_only_columns  # type: ignore[method-assign]
+    return mock.patch.object(build.SpecDecoder, "text_only_columns", lambda _self, _ctx: [])
 
 
-SWITCHES: Final[dict[str, Callable[[], None]]] = {
+SWITCHES: Final[dict[str, Callable[[], Any]]] = {
     "utf8": _utf8,
     "string-variants": _string_variants,
     "absent": _absent,
@@ -73,10 +76,24 @@ SWITCHES: Final[dict[str, Callable[[], None]]] = {
 }
 
 
-def switch_off(names: list[str]) -> None:
-    """Apply the named switches (see :data:`SWITCHES`) before any decoder is built."""
+@contextlib.contextmanager
+def switched_off(names: list[str]) -> Iterator[None]:
+    """The named checks (see :data:`SWITCHES`) off while the block runs."""
     unknown = set(names) - set(SWITCHES)
     if unknown:
         raise SystemExit(f"unknown check(s) {sorted(unknown)} (known: {sorted(SWITCHES)})")
-    for name in names:
-        SWITCHES[name]()
+    with contextlib.ExitStack() as stack:
+        for name in names:
+            stack.enter_context(SWITCHES[name]())
+        yield
+
+
+#: Switches on for the rest of the process (kept: a collected context would switch back).
+_KEPT: list[Any] = []
+
+
+def switch_off(names: list[str]) -> None:
+    """The named checks off for the rest of the process (a child of one measurement)."""
+    context = switched_off(names)
+    context.__enter__()
+    _KEPT.append(context)
