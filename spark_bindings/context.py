@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -52,6 +53,21 @@ class Context:
         name = f"__cdc_s{len(self.staged)}"
         self.staged[name] = expr
         return F.col(name)
+
+    def staged_layers(self) -> list[dict[str, Column]]:
+        """The staged columns as successive projections: a staged expression that reads
+        another staged column comes one projection after it (a decoder can stage the shared
+        parts of a value, then the value over them)."""
+        depth: dict[str, int] = {}
+        layers: list[dict[str, Column]] = []
+        for name, expr in self.staged.items():
+            reads = _STAGED_NAME.findall(str(expr))
+            level = 1 + max((depth[r] for r in reads if r in depth), default=-1)
+            depth[name] = level
+            if level == len(layers):
+                layers.append({})
+            layers[level][name] = expr
+        return layers
 
     def stage_text(self, expr: Column) -> Column:
         """Make a wire text (stripped, when its rule strips) a column of the projection before
@@ -182,3 +198,5 @@ def _as_struct(t: DataType) -> StructType:
 
 
 _EMPTY = StructType([])
+#: A staged column's name (see ``Context.stage``) as it appears in an expression's text.
+_STAGED_NAME = re.compile(r"\b__cdc_s[0-9]+\b")

@@ -259,9 +259,12 @@ def decode_json_frame(
         parsed = parsed.select("*", *[v.alias(k) for k, v in ctx.texts.items()])
     not_text, trailing = F.col(NOT_TEXT_COL).isNotNull(), F.col(TRAILING_COL)
     parse_failed = F.coalesce(parse.condition, F.lit(False))
+    layers = ctx.staged_layers() or [{}]
+    for layer in layers[:-1]:
+        parsed = parsed.select("*", *[v.alias(k) for k, v in layer.items()])
     parsed = parsed.select(
         "*",
-        *[v.alias(k) for k, v in ctx.staged.items()],
+        *[v.alias(k) for k, v in layers[-1].items()],
         (parse_failed | not_text | trailing).alias(UNPARSED_COL),
         parse_failed.alias(PARSE_FAILED_COL),
     )

@@ -18,6 +18,7 @@ An update without its full document is its changed fields: ``updatedFields`` wit
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Final
 
 from pyspark.sql import Column
@@ -46,6 +47,7 @@ from spark_bindings.expressions import (
     MIN_MICROS,
     Decoded,
     Problem,
+    as_is,
     padded_base64,
     text_timestamp,
 )
@@ -63,6 +65,8 @@ _INT_TEXT: Final = r"^-?[0-9]+$"
 _DOUBLE_TEXT: Final = r"^\s*[+-]?(([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?|Infinity|NaN)\s*$"
 _DECIMAL_TEXT: Final = r"^[+-]?([0-9]*)(?:\.([0-9]*))?(?:[eE]([+-]?[0-9]+))?$"
 _UPDATE_FIELDS: Final = ("updatedFields", "removedFields")
+#: Makes a part of a value a column of its own (``Context.stage``), or keeps it (``as_is``).
+Stage = Callable[[Column], Column]
 
 
 def document(text: Column) -> Column:
@@ -92,9 +96,9 @@ def _inner(t: Column, key: str, inner: str = _STRING) -> Column:
     return F.when(t.rlike(pattern), F.regexp_extract(t, pattern, 1))
 
 
-def _int_text(text: Column, low: int, high: int) -> Column:
+def _int_text(text: Column, low: int, high: int, stage: Stage = as_is) -> Column:
     """Digits with an optional minus, in [low, high] (the core's ``_int``)."""
-    number = F.when(text.rlike(_INT_TEXT), text.try_cast("decimal(38,0)"))
+    number = stage(F.when(text.rlike(_INT_TEXT), text.try_cast("decimal(38,0)")))
     return F.when(number.between(low, high), number.cast("long"))
 
 
@@ -119,36 +123,40 @@ def _decimal(text: Column, schema: ConnectSchema, target: DecimalType) -> Column
     return F.when(exact, text.try_cast(target))
 
 
-def _date(t: Column) -> Column:
+def _date(t: Column, stage: Stage) -> Column:
     """``$date``: ``{$numberLong}`` or JSON milliseconds, or ISO-8601 text (UTC without a
     zone); the core keeps milliseconds."""
-    inner = _inner(t, KEY_OF["date"], "(.*)")
-    canonical = _int_text(_inner(inner, KEY_OF["int64"]), *_LONG)
-    relaxed = _int_text(F.when(inner.rlike(_INT_TEXT), inner), *_LONG)
+    inner = stage(_inner(t, KEY_OF["date"], "(.*)"))
+    canonical = _int_text(_inner(inner, KEY_OF["int64"]), *_LONG, stage)
+    relaxed = _int_text(F.when(inner.rlike(_INT_TEXT), inner), *_LONG, stage)
     iso_text = F.regexp_extract(inner, "^" + _STRING + "$", 1)
-    iso = text_timestamp(F.trim(iso_text, F.lit(TEXT_WHITESPACE)), "UTC")
-    millis = F.coalesce(canonical, relaxed, F.unix_millis(iso))
+    iso = text_timestamp(stage(F.trim(iso_text, F.lit(TEXT_WHITESPACE))), "UTC")
+    millis = stage(F.coalesce(canonical, relaxed, F.unix_millis(iso)))
     in_range = millis.between(-(-MIN_MICROS // 1000), MAX_MICROS // 1000)
     return F.when(in_range, F.timestamp_millis(millis))
 
 
-def _binary(t: Column) -> Column:
+def _binary(t: Column, stage: Stage) -> Column:
     """``$binary``: v2 ``{base64, subType}`` or the legacy text beside ``$type``."""
     base64, subtype = BINARY_PARTS
     v2 = "\\{" + f'"{base64}":{_STRING},"{subtype}":"[^"]*"' + "\\}"
     legacy = _STRING + '(?:,"' + re.escape("$type") + '":"[^"]*")?'
     text = F.coalesce(_inner(t, KEY_OF["binary"], v2), _inner(t, KEY_OF["binary"], legacy))
-    return padded_base64(text)
+    return padded_base64(stage(text))
 
 
-def _bson_timestamp(t: Column) -> Column:
+def _bson_timestamp(t: Column, stage: Stage) -> Column:
     """``$timestamp``: ``{t, i}``, each an unsigned 32-bit integer."""
     ordered = sorted(TIMESTAMP_PARTS)  # as to_json writes a variant's keys
     pattern = _wrapper(
         KEY_OF["timestamp"], "\\{" + ",".join(f'"{p}":{_INT}' for p in ordered) + "\\}"
     )
     parts = {
-        p: _int_text(F.when(t.rlike(pattern), F.regexp_extract(t, pattern, i)), 0, 2**32 - 1)
+        p: stage(
+            _int_text(
+                F.when(t.rlike(pattern), F.regexp_extract(t, pattern, i)), 0, 2**32 - 1, stage
+            )
+        )
         for i, p in enumerate(ordered, start=1)
     }
     fits = F.lit(True)
@@ -157,18 +165,25 @@ def _bson_timestamp(t: Column) -> Column:
     return F.when(fits, F.struct(*[parts[p].alias(p) for p in TIMESTAMP_PARTS]))
 
 
-def value(v: Column, schema: ConnectSchema, target: DataType, path: str) -> Decoded:
+def value(
+    v: Column, schema: ConnectSchema, target: DataType, path: str, stage: Stage = as_is
+) -> Decoded:
     """One extended-JSON value (a variant; SQL null: absent, a variant null: JSON null) as
     ``schema`` says, with the problems of a present value that does not decode. Wrappers are
-    matched on the value's compact JSON text (``to_json``), each check reading that one text."""
+    matched on the value's compact JSON text (``to_json``), each check reading that one text.
+
+    ``stage`` makes a part read several times a column of its own (``Context.stage``: the
+    value, its JSON text, its kind...), so that each is written and computed once; inside a
+    lambda (an array's elements) nothing can be staged."""
     want = kind_of(schema)
+    v = stage(v)
     null = F.is_variant_null(v)
     if want == "document":
-        return _document_value(v, schema, target, path)
+        return _document_value(v, schema, target, path, stage)
     if want == "array":
-        return _array_value(v, schema, target, path)
-    t = F.to_json(v)
-    kind = F.schema_of_variant(v)
+        return _array_value(v, schema, target, path, stage)
+    t = stage(F.to_json(v))
+    kind = stage(F.schema_of_variant(v))
     if want == "string":
         oid = F.when(
             t.rlike(_wrapper(KEY_OF["objectId"], _STRING)),
@@ -179,17 +194,17 @@ def value(v: Column, schema: ConnectSchema, target: DataType, path: str) -> Deco
         )
     elif want == "int32":
         decoded = F.coalesce(
-            _integer(v, kind, *INT32), _int_text(_inner(t, KEY_OF["int32"]), *INT32)
+            _integer(v, kind, *INT32), _int_text(_inner(t, KEY_OF["int32"]), *INT32, stage)
         ).cast("int")
     elif want == "int64":
         decoded = F.coalesce(
             _integer(v, kind, *_LONG),
-            _int_text(_inner(t, KEY_OF["int32"]), *INT32),
-            _int_text(_inner(t, KEY_OF["int64"]), *_LONG),
+            _int_text(_inner(t, KEY_OF["int32"]), *INT32, stage),
+            _int_text(_inner(t, KEY_OF["int64"]), *_LONG, stage),
         )
     elif want == "double":
         fraction = kind.startswith("DECIMAL") | kind.isin("DOUBLE", "FLOAT")
-        text = _inner(t, KEY_OF["double"])
+        text = stage(_inner(t, KEY_OF["double"]))
         decoded = F.coalesce(
             F.when(fraction, F.variant_get(v, "$", "double")),
             F.when(text.rlike(_DOUBLE_TEXT), text.try_cast("double")),
@@ -198,17 +213,22 @@ def value(v: Column, schema: ConnectSchema, target: DataType, path: str) -> Deco
         decoded = F.when(t.isin("true", "false"), t == F.lit("true"))
     elif want == "decimal":
         assert isinstance(target, DecimalType)
-        decoded = _decimal(_inner(t, KEY_OF["decimal"]), schema, target)
+        decoded = _decimal(stage(_inner(t, KEY_OF["decimal"])), schema, target)
     elif want == "date":
-        decoded = _date(t)
+        decoded = _date(t, stage)
     elif want == "binary":
-        decoded = _binary(t)
+        decoded = _binary(t, stage)
     elif want == "timestamp":
-        decoded = _bson_timestamp(t)
+        decoded = _bson_timestamp(t, stage)
     else:
         decoded = F.lit(None).cast(target)
-    bad = v.isNotNull() & ~null & decoded.isNull()
-    problems = [Problem(path, f"is not {_NAMES.get(want, want)} in extended JSON", bad)]
+    there = v.isNotNull() & ~null
+
+    def bad(value_is_null: Column) -> Column:
+        return there & value_is_null
+
+    said = f"is not {_NAMES.get(want, want)} in extended JSON"
+    problems = [Problem(path, said, bad(decoded.isNull()), rebuild=bad)]
     return Decoded(F.when(~null, decoded), tuple(problems))
 
 
@@ -226,15 +246,17 @@ _NAMES: Final = {
 }
 
 
-def _document_value(v: Column, schema: ConnectSchema, target: DataType, path: str) -> Decoded:
+def _document_value(
+    v: Column, schema: ConnectSchema, target: DataType, path: str, stage: Stage
+) -> Decoded:
     """A nested document as a struct: every field it holds named by the contract, a required
     field there and not null; fields it leaves out are null."""
     assert isinstance(target, StructType)
-    obj = F.try_variant_get(v, "$", DOC.simpleString())
+    obj = stage(F.try_variant_get(v, "$", DOC.simpleString()))
     null = F.is_variant_null(v)
     there = v.isNotNull() & ~null
     names = [f.field or "" for f in schema.fields or ()]
-    fields, problems = _fields(obj, schema, target, path)
+    fields, problems = _fields(obj, schema, target, path, stage)
     extra = F.exists(F.map_keys(obj), lambda k: ~k.isin(*names)) if names else F.size(obj) > 0
     problems = [
         Problem(path, "is not a document", there & obj.isNull()),
@@ -250,7 +272,7 @@ def _document_value(v: Column, schema: ConnectSchema, target: DataType, path: st
 
 
 def _fields(
-    obj: Column, schema: ConnectSchema, target: StructType, path: str
+    obj: Column, schema: ConnectSchema, target: StructType, path: str, stage: Stage
 ) -> tuple[dict[str, Column], list[Problem]]:
     """Every field of a struct from a document's ``{field: variant}``; a required field absent
     or null is a problem."""
@@ -258,8 +280,8 @@ def _fields(
     problems: list[Problem] = []
     for f, spark_field in zip(schema.fields or (), target.fields, strict=True):
         name = f.field or spark_field.name
-        v = F.try_element_at(obj, F.lit(name))
-        decoded = value(v, f, spark_field.dataType, f"{path}.{name}")
+        v = stage(F.try_element_at(obj, F.lit(name)))
+        decoded = value(v, f, spark_field.dataType, f"{path}.{name}", stage)
         out[name] = decoded.value
         problems += decoded.problems
         if not f.optional:
@@ -273,10 +295,12 @@ def _fields(
     return out, problems
 
 
-def _array_value(v: Column, schema: ConnectSchema, target: DataType, path: str) -> Decoded:
+def _array_value(
+    v: Column, schema: ConnectSchema, target: DataType, path: str, stage: Stage
+) -> Decoded:
     assert isinstance(target, ArrayType) and schema.items is not None
     items, element_type = schema.items, target.elementType
-    arr = F.try_variant_get(v, "$", ELEMENTS.simpleString())
+    arr = stage(F.try_variant_get(v, "$", ELEMENTS.simpleString()))
     there = v.isNotNull() & ~F.is_variant_null(v)
 
     def element(x: Column) -> Decoded:
@@ -338,7 +362,7 @@ class Decoder(SpecDecoder):
             update, update_problems = self.update_fields(j, ctx)
             is_update = self.read(j, self.spec.ops.at, ctx) == F.lit(self.update_code())
             partial = text.isNull() & is_update & update.isNotNull()
-            doc = F.when(partial, update).otherwise(doc)
+            doc = ctx.stage(F.when(partial, update).otherwise(doc))
             problems += [p.gated(partial) for p in update_problems]
             there = there | partial
         return self.fields_side(doc, there, where, problems, ctx)
@@ -424,7 +448,7 @@ class Decoder(SpecDecoder):
         for f, spark_field in zip(ctx.row.fields or (), ctx.row_type.fields, strict=True):
             name = f.field or spark_field.name
             v = F.try_element_at(doc, F.lit(name))
-            decoded = value(v, f, spark_field.dataType, f"{where}.{name}")
+            decoded = value(v, f, spark_field.dataType, f"{where}.{name}", ctx.stage)
             if decoded.problems:
                 decoded = ctx.stage_decoded(decoded)
             values[name] = decoded.value
@@ -488,7 +512,7 @@ class Decoder(SpecDecoder):
                 )
                 v = F.coalesce(F.try_parse_json(id_text), bare)
                 target = ctx.row_type[KEY_COLUMN].dataType
-                decoded = value(v, column, target, "$key.id")
+                decoded = ctx.stage_decoded(value(v, column, target, "$key.id", ctx.stage))
                 problems += [p.gated(id_text.isNotNull()) for p in decoded.problems]
                 kafka = decoded.value
         if not ctx.contract.key:
