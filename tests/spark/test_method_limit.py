@@ -20,10 +20,10 @@ from contracts.formats import get_format
 from contracts.formats.base import InferOptions, Message
 from spark_bindings import decode
 from spark_bindings.decode import decode_changes
-from spark_bindings.inputs import frame_from_values
+from spark_bindings.inputs import frame_from_messages, frame_from_values
 from spark_bindings.session import HOTSPOT_HUGE_METHOD, HUGE_METHOD_CONF
 
-from .parity import assert_same_feed, python_feed, spark_feed
+from .parity import assert_same_feed, contract, messages, python_feed, spark_feed
 
 pytestmark = pytest.mark.spark
 
@@ -86,12 +86,18 @@ def _wide_topic(n: int) -> tuple[list[bytes], list[Message], Any]:
     return values, msgs, contract
 
 
-def _largest_fused_method(df: Any) -> int:
-    """The largest generated method, in bytes of bytecode, of ``df``'s whole-stage-codegen
-    stages (what ``df.explain("codegen")`` prints as ``maxMethodCodeSize``)."""
+def _fused_method_sizes(df: Any) -> list[int]:
+    """The largest generated method of each of ``df``'s whole-stage-codegen stages, in bytes
+    of bytecode (what ``df.explain("codegen")`` prints as ``maxMethodCodeSize``; -1 for a
+    stage Janino failed to compile, e.g. "Code grows beyond 64 KB")."""
     debug = df.sparkSession._jvm.org.apache.spark.sql.execution.debug.package
     stages = debug.codegenStringSeq(df._jdf.queryExecution().executedPlan())
-    return max(stages.apply(i)._3().maxMethodCodeSize() for i in range(stages.size()))
+    return [stages.apply(i)._3().maxMethodCodeSize() for i in range(stages.size())]
+
+
+def _largest_fused_method(df: Any) -> int:
+    """The largest generated method of ``df``'s whole-stage-codegen stages."""
+    return max(_fused_method_sizes(df))
 
 
 @pytest.fixture
@@ -128,6 +134,19 @@ def test_a_wide_canal_decode_equals_normalize_fused_or_not(
     assert _largest_fused_method(decoded) <= HOTSPOT_HUGE_METHOD
     rows = decoded.orderBy("offset").collect()
     assert_same_feed(spark_feed(rows, c), python_feed("canal-json", msgs, c))
+
+
+def test_the_mongodb_grammar_cases_compile_under_hotspots_limit(spark: Any) -> None:
+    # 12 columns of every extended-JSON kind, a nested document and an array: each value's
+    # grammar read its variant's JSON text a dozen times, inlined, and the decode stage grew
+    # past Janino's 64 KB (Spark logged the failure and fell back to interpreted code)
+    fmt = "debezium-mongodb-json"
+    c = contract(fmt, "grammar_cases.expected.yaml")
+    decoded = decode_changes(
+        frame_from_messages(spark, messages(fmt, "grammar_cases.kcat.jsonl")), c
+    )
+    sizes = _fused_method_sizes(decoded)
+    assert sizes and all(0 < size <= HOTSPOT_HUGE_METHOD for size in sizes), sizes
 
 
 def test_decode_warns_once_when_fused_methods_may_outgrow_the_jit(
