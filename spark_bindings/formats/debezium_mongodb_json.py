@@ -329,6 +329,18 @@ def _array_value(
     return Decoded(F.when(there, F.transform(arr, lambda x: element(x).value)), problems)
 
 
+def _decoded_unless_probe(
+    v: Column, schema: ConnectSchema, target: DataType, path: str, ctx: Context
+) -> Decoded:
+    """``value`` with its parts staged, and the value staged. A feed built over the parse
+    only collects the texts (``Context.over_parse``): values stage none, so none is built
+    there (half of the build's Py4J calls); a value that staged a text would fail the texts'
+    order check in ``decode_json_frame``."""
+    if ctx.over_parse is not None:
+        return Decoded(F.lit(None).cast(target))
+    return ctx.stage_decoded(value(v, schema, target, path, ctx.stage))
+
+
 def _with_nulls(fields: Column, removed: Column, null: Column) -> Column:
     """``fields`` with each ``removed`` name set to JSON null (a removed name wins)."""
     removed = F.array_distinct(F.filter(removed, lambda k: k.isNotNull()))
@@ -448,9 +460,7 @@ class Decoder(SpecDecoder):
         for f, spark_field in zip(ctx.row.fields or (), ctx.row_type.fields, strict=True):
             name = f.field or spark_field.name
             v = F.try_element_at(doc, F.lit(name))
-            decoded = value(v, f, spark_field.dataType, f"{where}.{name}", ctx.stage)
-            if decoded.problems:
-                decoded = ctx.stage_decoded(decoded)
+            decoded = _decoded_unless_probe(v, f, spark_field.dataType, f"{where}.{name}", ctx)
             values[name] = decoded.value
             present[name] = F.coalesce(F.map_contains_key(doc, F.lit(name)), F.lit(False))
             problems += [p.narrowed(doc.isNotNull()) for p in decoded.problems]
@@ -512,7 +522,7 @@ class Decoder(SpecDecoder):
                 )
                 v = F.coalesce(F.try_parse_json(id_text), bare)
                 target = ctx.row_type[KEY_COLUMN].dataType
-                decoded = ctx.stage_decoded(value(v, column, target, "$key.id", ctx.stage))
+                decoded = _decoded_unless_probe(v, column, target, "$key.id", ctx)
                 problems += [p.gated(id_text.isNotNull()) for p in decoded.problems]
                 kafka = decoded.value
         if not ctx.contract.key:
