@@ -49,7 +49,8 @@ class Context:
     over_parse: Column | None = None
 
     def stage(self, expr: Column) -> Column:
-        """Make ``expr`` a column of the staging projection; returns a reference to it."""
+        """Make ``expr`` a column of the staging projections (the one after any staged column
+        it reads, see :meth:`staged_layers`); returns a reference to it."""
         name = f"__cdc_s{len(self.staged)}"
         self.staged[name] = expr
         return F.col(name)
