@@ -86,14 +86,3 @@ def switched_off(names: list[str]) -> Iterator[None]:
         for name in names:
             stack.enter_context(SWITCHES[name]())
         yield
-
-
-#: Switches on for the rest of the process (kept: a collected context would switch back).
-_KEPT: list[Any] = []
-
-
-def switch_off(names: list[str]) -> None:
-    """The named checks off for the rest of the process (a child of one measurement)."""
-    context = switched_off(names)
-    context.__enter__()
-    _KEPT.append(context)
