@@ -163,11 +163,12 @@ def prepare(formats: list[str], n: int, workdir: Path) -> dict[str, dict[str, st
     return jobs
 
 
-def run_child(tree: Path, job: dict[str, Any]) -> dict[str, Any]:
-    """One child process on ``tree``: its result, or the run stops with its error output."""
+def run_script(script: Path, tree: Path, job: dict[str, Any]) -> tuple[dict[str, Any], str]:
+    """``script --child JOB`` on ``tree`` (its own process and JVM): the result its last
+    output line holds, and its error output; the run stops with that output when it fails."""
     env = {**os.environ, "PYTHONPATH": str(tree)}
     done = subprocess.run(
-        [sys.executable, "-P", str(Path(__file__).resolve()), "--child", json.dumps(job)],
+        [sys.executable, "-P", str(script), "--child", json.dumps(job)],
         cwd=tree,
         env=env,
         capture_output=True,
@@ -176,7 +177,12 @@ def run_child(tree: Path, job: dict[str, Any]) -> dict[str, Any]:
     )
     if done.returncode != 0:
         sys.exit(f"child on {tree} failed (exit {done.returncode}):\n{done.stderr[-4000:]}")
-    return dict(json.loads(done.stdout.strip().splitlines()[-1]))
+    return dict(json.loads(done.stdout.strip().splitlines()[-1])), done.stderr
+
+
+def run_child(tree: Path, job: dict[str, Any]) -> dict[str, Any]:
+    """One child process of this script on ``tree``: its result."""
+    return run_script(Path(__file__).resolve(), tree, job)[0]
 
 
 def load_average() -> str:

@@ -18,16 +18,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any, Final
 
-from benchmarks.spark_decode_commits import SESSION_CONF, extract, load_average
+from benchmarks.spark_decode_commits import SESSION_CONF, extract, load_average, run_script
 
 ROOT: Final = Path(__file__).resolve().parent.parent
 TOO_BIG: Final = "Code grows beyond 64 KB"
@@ -90,19 +88,8 @@ def child(job: dict[str, Any]) -> dict[str, Any]:
 
 def run_child(tree: Path, job: dict[str, Any]) -> dict[str, Any]:
     """One child on ``tree``: its result, with the count of Janino's 64 KB failures."""
-    env = {**os.environ, "PYTHONPATH": str(tree)}
-    done = subprocess.run(
-        [sys.executable, "-P", str(Path(__file__).resolve()), "--child", json.dumps(job)],
-        cwd=tree,
-        env=env,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    if done.returncode != 0:
-        sys.exit(f"child on {tree} failed (exit {done.returncode}):\n{done.stderr[-4000:]}")
-    result = dict(json.loads(done.stdout.strip().splitlines()[-1]))
-    result["too_big"] = done.stderr.count(TOO_BIG)
+    result, errors = run_script(Path(__file__).resolve(), tree, job)
+    result["too_big"] = errors.count(TOO_BIG)
     return result
 
 
