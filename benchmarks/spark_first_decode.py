@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 from typing import Any, Final
 
-from benchmarks.spark_decode_commits import SESSION_CONF, extract, load_average, run_script
+from benchmarks.spark_decode_commits import SESSION_CONF, extract, load_average
 
 ROOT: Final = Path(__file__).resolve().parent.parent
 TOO_BIG: Final = "Code grows beyond 64 KB"
@@ -88,6 +88,9 @@ def child(job: dict[str, Any]) -> dict[str, Any]:
 
 def run_child(tree: Path, job: dict[str, Any]) -> dict[str, Any]:
     """One child on ``tree``: its result, with the count of Janino's 64 KB failures."""
+    # imported here: a child imports this module from the tree under test, which may lack it
+    from benchmarks.spark_decode_commits import run_script
+
     result, errors = run_script(Path(__file__).resolve(), tree, job)
     result["too_big"] = errors.count(TOO_BIG)
     return result
