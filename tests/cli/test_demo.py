@@ -11,15 +11,25 @@ import re
 import signal
 import subprocess
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import httpx
+import pytest
 from clirun import command
 
 URL = re.compile(r"http://127\.0\.0\.1:\d+")
 
 
+def _ctrl_c_as_on_a_terminal() -> None:
+    """In the child before it runs the demo: Ctrl-C (SIGINT) back to its default. A run started
+    in the background by a non-interactive shell (``make test &``) inherits SIGINT ignored,
+    and Python then leaves it ignored, so the demo would never see the test's Ctrl-C."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _demo(tmp_path: Path, *extra: str) -> subprocess.Popen[str]:
+    """The demo in its own session (its process group holds the server it starts)."""
     env = {**os.environ, "COLUMNS": "80", "PYTHONWARNINGS": "ignore"}
     return subprocess.Popen(
         command("demo", "--skip-spark", *extra),
@@ -28,11 +38,30 @@ def _demo(tmp_path: Path, *extra: str) -> subprocess.Popen[str]:
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
+        start_new_session=True,
+        preexec_fn=_ctrl_c_as_on_a_terminal,
     )
 
 
-def test_demo_log_is_clean_off_a_terminal(tmp_path: Path) -> None:
-    process = _demo(tmp_path)
+@pytest.fixture
+def demo(tmp_path: Path) -> Iterator[Callable[..., subprocess.Popen[str]]]:
+    """Starts the demo; afterwards kills whatever of its process group is still up, so a
+    failed test leaves no demo or server behind."""
+    started: list[subprocess.Popen[str]] = []
+
+    def start(*extra: str) -> subprocess.Popen[str]:
+        started.append(_demo(tmp_path, *extra))
+        return started[-1]
+
+    yield start
+    for process in started:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+
+
+def test_demo_log_is_clean_off_a_terminal(demo: Callable[..., subprocess.Popen[str]]) -> None:
+    process = demo()
     out, _ = process.communicate(timeout=300)
     assert process.returncode == 0, out
     lines = out.splitlines()
@@ -57,8 +86,10 @@ def test_demo_log_is_clean_off_a_terminal(tmp_path: Path) -> None:
     assert "Traceback" not in out
 
 
-def test_keep_running_leaves_everything_up_until_ctrl_c(tmp_path: Path) -> None:
-    process = _demo(tmp_path, "--keep-running")
+def test_keep_running_leaves_everything_up_until_ctrl_c(
+    demo: Callable[..., subprocess.Popen[str]],
+) -> None:
+    process = demo("--keep-running")
     seen: list[str] = []
     assert process.stdout is not None
     deadline = time.monotonic() + 300
