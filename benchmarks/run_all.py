@@ -22,6 +22,7 @@ BENCHMARKS = (
     ("benchmarks.registry_bench", [], None),
     ("benchmarks.api_bench", [], "wrk"),
     ("benchmarks.spark_decode", [], "java"),
+    ("benchmarks.spark_decode_checks", [], "java"),
     ("benchmarks.spark_avro", [], "java"),
 )
 
