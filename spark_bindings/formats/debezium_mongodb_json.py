@@ -334,7 +334,7 @@ def _decoded_unless_probe(
 ) -> Decoded:
     """``value`` with its parts staged, and the value staged. A feed built over the parse
     only collects the texts (``Context.over_parse``): values stage none, so none is built
-    there (half of the build's Py4J calls); a value that staged a text would fail the texts'
+    there (fewer Py4J calls per build); a value that staged a text would fail the texts'
     order check in ``decode_json_frame``."""
     if ctx.over_parse is not None:
         return Decoded(F.lit(None).cast(target))
