@@ -40,9 +40,8 @@ def build(src: Any, contract: Any, off: list[str]) -> Any:
     """The decode with ``off`` switched off, built from empty decoder caches."""
     from spark_bindings import build as spec_build
     from spark_bindings import decode
-    from spark_bindings.frame import StepCache
 
-    decode._STEPS = StepCache()
+    decode._STEPS.clear()
     spec_build._DECODERS.clear()
     with switched_off(off):
         return decode.decode_changes(src, contract)

@@ -19,13 +19,12 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any, Final
 
-from benchmarks.spark_decode_commits import SESSION_CONF, extract, load_average
+from benchmarks.spark_decode_commits import SESSION_CONF, _check_tree, extract, load_average
 
 ROOT: Final = Path(__file__).resolve().parent.parent
 TOO_BIG: Final = "Code grows beyond 64 KB"
@@ -66,11 +65,7 @@ def _method_sizes(df: Any) -> list[int]:
 
 def child(job: dict[str, Any]) -> dict[str, Any]:
     """The first decode and the repeats in this process's own Spark session."""
-    import spark_bindings
-
-    tree = Path(job["tree"]).resolve()
-    if not Path(spark_bindings.__file__ or "").resolve().is_relative_to(tree):
-        sys.exit(f"spark_bindings imported from {spark_bindings.__file__}, not from {tree}")
+    _check_tree(Path(job["tree"]).resolve())
     from pyspark.sql import SparkSession
 
     builder = SparkSession.builder.master("local[2]")
